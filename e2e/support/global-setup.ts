@@ -1,0 +1,70 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import {
+  DATA_DIR,
+  ensureFerretDb,
+  ensureNatsServer,
+  findMongod,
+  startFerret,
+  startMongod,
+  TOOLS_DIR,
+} from "@ramp/devinfra";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    mongoUrl: string;
+    natsBin: string;
+    natsUrl: string;
+    testDataDir: string;
+  }
+}
+
+const stops: Array<() => Promise<unknown>> = [];
+
+function dockerAnswers(): boolean {
+  const r = spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
+    encoding: "utf8",
+    timeout: 5_000,
+  });
+  return r.status === 0 && r.stdout.trim().length > 0;
+}
+
+/**
+ * One database for the whole run (each test file uses its own database names):
+ * MONGODB_URI from the environment → testcontainers when Docker answers → local mongod/FerretDB.
+ * NATS is a local nats-server started per test file from `natsBin`, so subjects never cross between
+ * files; with NATS_URL set, files share it and the config runs them one at a time.
+ */
+export async function setup(project: TestProject) {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const dataDir = mkdtempSync(join(DATA_DIR, "test-"));
+  project.provide("testDataDir", dataDir);
+  let mongoUrl = process.env.MONGODB_URI ?? "";
+  const natsUrl = process.env.NATS_URL ?? "";
+  if (!mongoUrl && dockerAnswers()) {
+    const { GenericContainer, Wait } = await import("testcontainers");
+    const mongo = await new GenericContainer("mongo:7")
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+      .start();
+    stops.push(() => mongo.stop());
+    mongoUrl = `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/`;
+  }
+  if (!mongoUrl) {
+    const mongod = findMongod();
+    const db = mongod
+      ? await startMongod(mongod, dataDir)
+      : await startFerret(ensureFerretDb(TOOLS_DIR), dataDir);
+    stops.push(() => db.stop());
+    mongoUrl = db.url;
+  }
+  project.provide("mongoUrl", mongoUrl);
+  project.provide("natsUrl", natsUrl);
+  project.provide("natsBin", natsUrl ? "" : ensureNatsServer(TOOLS_DIR));
+}
+
+export async function teardown() {
+  for (const stop of stops.reverse()) await stop();
+}

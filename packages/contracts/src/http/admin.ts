@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { Currency } from "../enums.ts";
+
+export const CreateBusinessRequest = z.strictObject({
+  name: z.string().min(1).max(200),
+  feeBps: z.number().int().min(0).max(5000).default(0),
+});
+export type CreateBusinessRequest = z.infer<typeof CreateBusinessRequest>;
+
+export const CreatedBusinessDto = z.object({
+  id: z.string(),
+  name: z.string(),
+  apiKey: z.string(),
+  webhookSecret: z.string(),
+});
+
+export const CreatedApiKeyDto = z.object({ apiKey: z.string(), webhookSecret: z.string() });
+
+export const SetMarketRateRequest = z.strictObject({
+  onRamp: z.number().positive(),
+  offRamp: z.number().positive(),
+});
+export type SetMarketRateRequest = z.infer<typeof SetMarketRateRequest>;
+
+export const CurrencyParams = z.strictObject({ currency: Currency });
+export const BusinessParams = z.strictObject({
+  id: z.string().regex(/^[0-9a-f]{24}$/i, "id must be a mongodb id"),
+});

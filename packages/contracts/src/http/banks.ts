@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+export const BankDto = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    country: z.string(),
+    code: z.string(),
+    logo: z.string().nullable().optional(),
+  })
+  .meta({ id: "BankResDto" });
+export type BankDto = z.infer<typeof BankDto>;
+
+export const BankQuery = z.strictObject({
+  code: z.string().optional(),
+  name: z.string().optional(),
+  country: z.string().optional(),
+});
+export type BankQuery = z.infer<typeof BankQuery>;
+
+export const PublicBankQuery = z.strictObject({ name: z.string().optional() });
+
+export const BankAccountDto = z
+  .object({
+    id: z.string(),
+    accountName: z.string(),
+    accountNumber: z.string(),
+    bank: z.string(),
+    address: z.string(),
+  })
+  .meta({ id: "BankAccountDto" });
+export type BankAccountDto = z.infer<typeof BankAccountDto>;
+
+export const BankAccountQuery = z
+  .strictObject({ address: z.string().min(1).optional(), accountNumber: z.string().min(1).optional() })
+  .refine((q) => q.address !== undefined || q.accountNumber !== undefined, {
+    message: "one of address or accountNumber must be given",
+  });
+export type BankAccountQuery = z.infer<typeof BankAccountQuery>;
+
+export const RegisterBankAccountRequest = z
+  .strictObject({
+    bankCode: z.string().min(1),
+    accountNumber: z.string().min(1),
+  })
+  .meta({ id: "RegisterBankAccountDto" });
+export type RegisterBankAccountRequest = z.infer<typeof RegisterBankAccountRequest>;

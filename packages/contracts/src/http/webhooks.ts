@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { WebhookType } from "../enums.ts";
+
+const urlOrEmpty = (field: string) =>
+  z.union([z.literal(""), z.url({ protocol: /^https?$/, message: `${field} must be a URL address` })], {
+    error: `${field} must be a URL address`,
+  });
+
+export const UpdateWebhookRequest = z
+  .strictObject({
+    rampWebhookURL: urlOrEmpty("rampWebhookURL").optional(),
+    paymentWebhookURL: urlOrEmpty("paymentWebhookURL").optional(),
+  })
+  .refine((b) => b.rampWebhookURL !== undefined || b.paymentWebhookURL !== undefined, {
+    message: "one of rampWebhookURL or paymentWebhookURL must be given",
+  })
+  .meta({ id: "UpdateWebhookDto" });
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;
+
+export const WebhookConfigDto = z
+  .object({
+    rampWebhookURL: z.string().nullable(),
+    paymentWebhookURL: z.string().nullable(),
+    webhookSecret: z.string().regex(/^whsec_[0-9a-f]{64}$/),
+  })
+  .meta({ id: "WebhookConfigDto" });
+export type WebhookConfigDto = z.infer<typeof WebhookConfigDto>;
+
+export const WebhookTestQuery = z.strictObject({ type: WebhookType.default("RAMP") });
+
+export const WebhookTestResultDto = z
+  .object({
+    delivered: z.boolean(),
+    type: WebhookType,
+    url: z.string(),
+    statusCode: z.number().int().nullable(),
+    durationMs: z.number().int(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "WebhookTestResultDto" });
+export type WebhookTestResultDto = z.infer<typeof WebhookTestResultDto>;
+
+export const DeliveryAttemptDto = z
+  .object({
+    id: z.string(),
+    deliveryId: z.string(),
+    type: WebhookType,
+    subjectId: z.string(),
+    url: z.string(),
+    attempt: z.number().int(),
+    delivered: z.boolean(),
+    statusCode: z.number().int().nullable(),
+    durationMs: z.number().int(),
+    error: z.string().nullable(),
+    response: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "WebhookDeliveryAttemptDto" });
+export type DeliveryAttemptDto = z.infer<typeof DeliveryAttemptDto>;
+
+export const DeliveriesQuery = z.strictObject({
+  id: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});

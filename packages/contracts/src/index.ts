@@ -1,0 +1,16 @@
+export * from "./addresses.ts";
+export * from "./decimals.ts";
+export * from "./enums.ts";
+export * from "./errors.ts";
+export * from "./http/admin.ts";
+export * from "./http/banks.ts";
+export * from "./http/payments.ts";
+export * from "./http/rates.ts";
+export * from "./http/sandbox.ts";
+export * from "./http/transactions.ts";
+export * from "./http/webhooks.ts";
+export * from "./messages/envelope.ts";
+export * from "./messages/rpc.ts";
+export * from "./messages/streams.ts";
+export { buildOpenApiDocument, publicRoutes } from "./openapi.ts";
+export * from "./validation.ts";

@@ -1,0 +1,170 @@
+import { z } from "zod";
+import { DecimalString } from "../decimals.ts";
+import { Chain, Currency, WebhookType } from "../enums.ts";
+import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
+import { CreatePaymentRequest, PaymentDto } from "../http/payments.ts";
+import { RateDto, RatesDto } from "../http/rates.ts";
+import { OfframpRequest, OnrampRequest, TransactionDto } from "../http/transactions.ts";
+import {
+  DeliveryAttemptDto,
+  UpdateWebhookRequest,
+  WebhookConfigDto,
+  WebhookTestResultDto,
+} from "../http/webhooks.ts";
+
+/** A request/reply subject with the schemas both sides validate against. */
+export interface RpcContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  readonly subject: string;
+  readonly request: Req;
+  readonly response: Res;
+}
+const rpc = <Req extends z.ZodType, Res extends z.ZodType>(
+  subject: string,
+  request: Req,
+  response: Res,
+): RpcContract<Req, Res> => ({ subject, request, response });
+
+const BusinessScoped = { businessId: z.string() };
+/** Who is calling, for orders that must know which key's webhook config applies. */
+const Caller = { businessId: z.string(), apiKeyId: z.string() };
+const Ok = z.object({ ok: z.literal(true) });
+
+export const VirtualAccount = z.object({
+  accountNumber: z.string(),
+  accountName: z.string(),
+  bank: z.string(),
+});
+export type VirtualAccount = z.infer<typeof VirtualAccount>;
+
+export const BankAccountRecord = BankAccountDto.extend({
+  bankCode: z.string(),
+  businessIds: z.array(z.string()),
+});
+export type BankAccountRecord = z.infer<typeof BankAccountRecord>;
+
+export const AddressPurpose = z.enum(["offramp", "bank-account", "payment"]);
+export type AddressPurpose = z.infer<typeof AddressPurpose>;
+
+export const Rpc = {
+  // pricing
+  ratesGet: rpc("ramp.pricing.rates.get", z.object({ ...BusinessScoped, currency: Currency }), RatesDto),
+  marketRateSet: rpc(
+    "ramp.pricing.market-rates.set",
+    z.object({ currency: Currency, onRamp: DecimalString, offRamp: DecimalString }),
+    z.object({ onRampRate: RateDto, offRampRate: RateDto }),
+  ),
+  marketRateDelete: rpc("ramp.pricing.market-rates.delete", z.object({ currency: Currency }), Ok),
+  profileSet: rpc(
+    "ramp.pricing.profiles.set",
+    z.object({ ...BusinessScoped, feeBps: z.number().int().min(0) }),
+    Ok,
+  ),
+
+  // banking
+  banksList: rpc("ramp.banking.banks.list", BankQuery, z.array(BankDto)),
+  accountsRegister: rpc(
+    "ramp.banking.accounts.register",
+    z.object({ ...BusinessScoped, bankCode: z.string(), accountNumber: z.string() }),
+    BankAccountDto,
+  ),
+  accountsLookup: rpc(
+    "ramp.banking.accounts.lookup",
+    z.object({ ...BusinessScoped, address: z.string().optional(), accountNumber: z.string().optional() }),
+    BankAccountDto,
+  ),
+  accountsGet: rpc("ramp.banking.accounts.get", z.object({ id: z.string() }), BankAccountRecord),
+  accountsResolve: rpc(
+    "ramp.banking.accounts.resolve",
+    z.object({ bankCode: z.string(), accountNumber: z.string() }),
+    z.object({ bankName: z.string(), accountName: z.string() }),
+  ),
+  virtualAccountOpen: rpc(
+    "ramp.banking.virtual-accounts.open",
+    z.object({ ref: z.string(), currency: Currency, fiatAmount: DecimalString, holder: z.string() }),
+    VirtualAccount,
+  ),
+  virtualAccountClose: rpc("ramp.banking.virtual-accounts.close", z.object({ ref: z.string() }), Ok),
+  kycVerify: rpc(
+    "ramp.banking.kyc.verify",
+    z.object({ ...BusinessScoped, bvn: z.string() }),
+    z.object({ userId: z.string(), fullName: z.string() }),
+  ),
+  sandboxFiatDeposit: rpc(
+    "ramp.banking.sandbox.fiat-deposit",
+    z.object({ ref: z.string(), fiatAmount: DecimalString.optional() }),
+    z.object({ reference: z.string() }),
+  ),
+
+  // orders
+  onrampCreate: rpc(
+    "ramp.orders.onramp.create",
+    z.object({ ...Caller, body: OnrampRequest }),
+    TransactionDto,
+  ),
+  offrampCreate: rpc(
+    "ramp.orders.offramp.create",
+    z.object({ ...Caller, body: OfframpRequest }),
+    TransactionDto,
+  ),
+  transactionGet: rpc(
+    "ramp.orders.transaction.get",
+    z.object({ ...BusinessScoped, id: z.string() }),
+    TransactionDto,
+  ),
+  paymentCreate: rpc(
+    "ramp.orders.payment.create",
+    z.object({ ...Caller, body: CreatePaymentRequest }),
+    PaymentDto,
+  ),
+  paymentGet: rpc("ramp.orders.payment.get", z.object({ ...BusinessScoped, id: z.string() }), PaymentDto),
+  sandboxDeposit: rpc(
+    "ramp.orders.sandbox.deposit",
+    z.object({
+      ...BusinessScoped,
+      kind: z.enum(["onramp", "offramp", "payment"]),
+      id: z.string(),
+      amount: DecimalString.optional(),
+    }),
+    z.object({ reference: z.string() }),
+  ),
+
+  // chain-watcher
+  addressAllocate: rpc(
+    "ramp.chain.address.allocate",
+    z.object({ chain: Chain, purpose: AddressPurpose, ref: z.string(), mints: z.array(z.string()) }),
+    z.object({ address: z.string() }),
+  ),
+  tokenInfo: rpc(
+    "ramp.chain.token.info",
+    z.object({ chain: Chain, mint: z.string() }),
+    z.object({ decimals: z.number().int(), stablecoin: z.boolean(), usdPrice: DecimalString }),
+  ),
+  sandboxChainDeposit: rpc(
+    "ramp.chain.sandbox.deposit",
+    z.object({ chain: Chain, address: z.string(), mint: z.string(), amount: DecimalString }),
+    z.object({ reference: z.string() }),
+  ),
+
+  // webhook-dispatcher
+  webhookConfigGet: rpc("ramp.webhooks.config.get", z.object({ apiKeyId: z.string() }), WebhookConfigDto),
+  webhookConfigUpdate: rpc(
+    "ramp.webhooks.config.update",
+    z.object({ apiKeyId: z.string(), body: UpdateWebhookRequest }),
+    WebhookConfigDto,
+  ),
+  webhookTest: rpc(
+    "ramp.webhooks.test",
+    z.object({ apiKeyId: z.string(), type: WebhookType }),
+    WebhookTestResultDto,
+  ),
+  webhookDeliveries: rpc(
+    "ramp.webhooks.deliveries.list",
+    z.object({ apiKeyId: z.string(), id: z.string().optional(), limit: z.number().int() }),
+    z.array(DeliveryAttemptDto),
+  ),
+  webhookRedeliver: rpc(
+    "ramp.webhooks.deliveries.redeliver",
+    z.object({ apiKeyId: z.string(), deliveryId: z.string() }),
+    WebhookTestResultDto,
+  ),
+} as const;

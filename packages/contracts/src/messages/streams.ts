@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { DecimalString } from "../decimals.ts";
+import { Chain, Currency } from "../enums.ts";
+import { PaymentDto } from "../http/payments.ts";
+import { TransactionDto } from "../http/transactions.ts";
+import { AddressPurpose } from "./rpc.ts";
+
+/** JetStream streams: facts that happened (events) and work someone must do (commands). */
+export const STREAMS = {
+  events: { name: "RAMP_EVENTS", subjects: ["ramp.evt.>"] },
+  commands: { name: "RAMP_COMMANDS", subjects: ["ramp.cmd.>"] },
+} as const;
+export type StreamName = (typeof STREAMS)[keyof typeof STREAMS]["name"];
+
+export interface StreamContract<P extends z.ZodType = z.ZodType> {
+  readonly subject: string;
+  readonly stream: StreamName;
+  readonly payload: P;
+}
+const evt = <P extends z.ZodType>(subject: string, payload: P): StreamContract<P> => ({
+  subject,
+  stream: STREAMS.events.name,
+  payload,
+});
+const cmd = <P extends z.ZodType>(subject: string, payload: P): StreamContract<P> => ({
+  subject,
+  stream: STREAMS.commands.name,
+  payload,
+});
+
+export const OrderStatusChanged = z.object({
+  businessId: z.string(),
+  apiKeyId: z.string().nullable(),
+  webhookURL: z.string().nullable(),
+  /** Monotonic per order, so a receiver of stale updates can be protected. */
+  sequence: z.number().int(),
+  order: TransactionDto,
+});
+export type OrderStatusChanged = z.infer<typeof OrderStatusChanged>;
+
+export const PaymentSettled = z.object({
+  businessId: z.string(),
+  apiKeyId: z.string(),
+  payment: PaymentDto,
+});
+export type PaymentSettled = z.infer<typeof PaymentSettled>;
+
+export const FiatDepositReceived = z.object({
+  /** The order or payment the virtual account was opened for. */
+  ref: z.string(),
+  reference: z.string(),
+  accountNumber: z.string(),
+  currency: Currency,
+  fiatAmount: DecimalString,
+  payerName: z.string(),
+});
+export type FiatDepositReceived = z.infer<typeof FiatDepositReceived>;
+
+export const PayoutResult = z.object({
+  orderId: z.string(),
+  status: z.enum(["COMPLETED", "FAILED"]),
+  reference: z.string(),
+  reason: z.string().nullable(),
+});
+export type PayoutResult = z.infer<typeof PayoutResult>;
+
+export const DepositObserved = z.object({
+  chain: Chain,
+  txId: z.string(),
+  index: z.number().int(),
+  address: z.string(),
+  mint: z.string(),
+  /** In token units (decimals applied), as a decimal string. */
+  amount: DecimalString,
+  sender: z.string(),
+  purpose: AddressPurpose,
+  ref: z.string(),
+});
+export type DepositObserved = z.infer<typeof DepositObserved>;
+
+export const TransferResult = z.object({
+  requestId: z.string(),
+  status: z.enum(["CONFIRMED", "FAILED"]),
+  signature: z.string(),
+  reason: z.string().nullable(),
+});
+export type TransferResult = z.infer<typeof TransferResult>;
+
+export const TransferCommand = z.object({
+  requestId: z.string(),
+  chain: Chain,
+  mint: z.string(),
+  recipient: z.string(),
+  amount: DecimalString,
+});
+export type TransferCommand = z.infer<typeof TransferCommand>;
+
+export const PayoutCommand = z.object({
+  orderId: z.string(),
+  bankCode: z.string(),
+  accountNumber: z.string(),
+  accountName: z.string(),
+  currency: Currency,
+  fiatAmount: DecimalString,
+  narration: z.string(),
+});
+export type PayoutCommand = z.infer<typeof PayoutCommand>;
+
+export const Events = {
+  orderStatusChanged: evt("ramp.evt.orders.status-changed", OrderStatusChanged),
+  paymentSettled: evt("ramp.evt.payments.settled", PaymentSettled),
+  fiatDepositReceived: evt("ramp.evt.banking.fiat-deposit", FiatDepositReceived),
+  payoutResult: evt("ramp.evt.banking.payout-result", PayoutResult),
+  depositObserved: evt("ramp.evt.chain.deposit-observed", DepositObserved),
+  transferResult: evt("ramp.evt.chain.transfer-result", TransferResult),
+} as const;
+
+export const Commands = {
+  chainTransfer: cmd("ramp.cmd.chain.transfer", TransferCommand),
+  bankingPayout: cmd("ramp.cmd.banking.payout", PayoutCommand),
+} as const;

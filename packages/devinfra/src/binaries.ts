@@ -1,0 +1,101 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const NATS_MODULE = "github.com/nats-io/nats-server/v2@v2.15.2";
+/** v1.24.2 is what we asked for, but the Go proxy here refuses it (403); v1.24.0 is the same line. */
+export const FERRET_VERSIONS = ["v1.24.2", "v1.24.0"];
+
+function onPath(bin: string): string | undefined {
+  const r = spawnSync("sh", ["-c", `command -v ${bin}`], { encoding: "utf8" });
+  const found = r.stdout.trim();
+  return r.status === 0 && found ? found : undefined;
+}
+
+function log(msg: string) {
+  process.stderr.write(`[devinfra] ${msg}\n`);
+}
+
+/** nats-server from PATH, else from the tools folder, else built there with `go install`. */
+export function ensureNatsServer(toolsDir: string): string {
+  const fromPath = onPath("nats-server");
+  if (fromPath) return fromPath;
+  const bin = join(toolsDir, "bin", "nats-server");
+  if (existsSync(bin)) return bin;
+  log(`installing nats-server (${NATS_MODULE}) with go install…`);
+  mkdirSync(join(toolsDir, "bin"), { recursive: true });
+  execFileSync("go", ["install", NATS_MODULE], {
+    stdio: "inherit",
+    env: { ...process.env, GOBIN: join(toolsDir, "bin"), GOFLAGS: "-buildvcs=false" },
+  });
+  return bin;
+}
+
+export function findMongod(): string | undefined {
+  return onPath("mongod");
+}
+
+/**
+ * FerretDB 1.x with its SQLite backend, built from the module source. `go install …@version` fails on
+ * this proxy (its module list answers 403), so the source is fetched with `go mod download` and built
+ * in a scratch copy, with the version file the build expects.
+ */
+export function ensureFerretDb(toolsDir: string): string {
+  const fromPath = onPath("ferretdb");
+  if (fromPath) return fromPath;
+  const bin = join(toolsDir, "bin", "ferretdb");
+  if (existsSync(bin)) return bin;
+  mkdirSync(join(toolsDir, "bin"), { recursive: true });
+  const env = { ...process.env, GOFLAGS: "-buildvcs=false" };
+  let lastErr: unknown;
+  for (const version of FERRET_VERSIONS) {
+    const scratch = mkdtempSync(join(tmpdir(), "ferretdb-build-"));
+    try {
+      log(`building FerretDB ${version} (SQLite backend)…`);
+      const info = execFileSync(
+        "go",
+        ["mod", "download", "-json", `github.com/FerretDB/FerretDB@${version}`],
+        {
+          cwd: scratch,
+          env,
+          encoding: "utf8",
+        },
+      );
+      const dir = (JSON.parse(info) as { Dir?: string }).Dir;
+      if (!dir) throw new Error(`go mod download gave no directory for FerretDB ${version}`);
+      const src = join(scratch, "src");
+      cpSync(dir, src, { recursive: true });
+      chmodRecursive(src);
+      writeFileSync(join(src, "build", "version", "version.txt"), `${version}\n`);
+      execFileSync("go", ["build", "-o", bin, "./cmd/ferretdb"], { cwd: src, env, stdio: "inherit" });
+      return bin;
+    } catch (err) {
+      lastErr = err;
+      log(
+        `FerretDB ${version} could not be built: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+      );
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  throw new Error(`FerretDB could not be installed: ${String(lastErr)}`);
+}
+
+function chmodRecursive(dir: string) {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) chmodRecursive(p);
+    else chmodSync(p, 0o644);
+  }
+}

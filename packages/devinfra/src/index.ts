@@ -1,0 +1,3 @@
+export * from "./binaries.ts";
+export * from "./infra.ts";
+export * from "./processes.ts";

@@ -1,0 +1,161 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+} from "@nats-io/jetstream";
+import { type NatsConnection, nanos } from "@nats-io/transport-node";
+import { STREAMS, type StreamContract } from "@ramp/contracts";
+import type { z } from "zod";
+import type { Logger } from "./logger.ts";
+import { fromHeaders, type TraceContext, toHeaders } from "./trace.ts";
+
+export interface JetStreamHandles {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** Creates (or keeps) the two streams; every service calls this at start-up, so order of boot does not matter. */
+export async function ensureStreams(nc: NatsConnection): Promise<JetStreamHandles> {
+  const jsm = await jetstreamManager(nc);
+  for (const s of Object.values(STREAMS)) {
+    try {
+      await jsm.streams.info(s.name);
+    } catch {
+      try {
+        await jsm.streams.add({
+          name: s.name,
+          subjects: [...s.subjects],
+          duplicate_window: nanos(24 * 3600 * 1000),
+        });
+      } catch (err) {
+        // Another service created it between info and add.
+        await jsm.streams.info(s.name).catch(() => {
+          throw err;
+        });
+      }
+    }
+  }
+  return { js: jetstream(nc), jsm };
+}
+
+/** Publishes a validated payload; `msgId` makes a re-publish after a crash a no-op (dedupe window). */
+export async function publish<C extends StreamContract>(
+  js: JetStreamClient,
+  contract: C,
+  payload: z.input<C["payload"]>,
+  msgId: string,
+  trace?: TraceContext,
+): Promise<{ duplicate: boolean }> {
+  const body = new TextEncoder().encode(JSON.stringify(contract.payload.parse(payload)));
+  const ack = await js.publish(contract.subject, body, { msgID: msgId, headers: toHeaders(trace) });
+  return { duplicate: ack.duplicate };
+}
+
+/** Thrown by a handler when a message can never succeed: the message is terminated, not retried. */
+export class PermanentFailure extends Error {
+  override name = "PermanentFailure";
+}
+
+export interface ConsumerOptions<C extends StreamContract> {
+  contract: C;
+  durable: string;
+  log: Logger;
+  handler: (
+    payload: z.infer<C["payload"]>,
+    ctx: { trace: TraceContext; log: Logger; msg: JsMsg },
+  ) => Promise<void>;
+  /** Parallel handlers, so one slow item never stalls the ones behind it. */
+  concurrency?: number;
+  maxDeliver?: number;
+  /** Redelivery delays in ms, by attempt; the last repeats. */
+  retryDelaysMs?: number[];
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+const DEFAULT_RETRY_MS = [500, 2_000, 10_000, 30_000, 60_000];
+
+/** A durable, explicit-ack consumer of one subject that validates every payload before the handler sees it. */
+export async function consume<C extends StreamContract>(
+  nc: NatsConnection,
+  opts: ConsumerOptions<C>,
+): Promise<RunningConsumer> {
+  const { jsm, js } = await ensureStreams(nc);
+  const maxDeliver = opts.maxDeliver ?? 50;
+  const config = {
+    durable_name: opts.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: opts.contract.subject,
+    max_deliver: maxDeliver,
+    ack_wait: nanos(60_000),
+    max_ack_pending: 1_000,
+  };
+  try {
+    await jsm.consumers.info(opts.contract.stream, opts.durable);
+  } catch {
+    await jsm.consumers.add(opts.contract.stream, config).catch(async (err) => {
+      await jsm.consumers.info(opts.contract.stream, opts.durable).catch(() => {
+        throw err;
+      });
+    });
+  }
+  const consumer = await js.consumers.get(opts.contract.stream, opts.durable);
+  const concurrency = opts.concurrency ?? 16;
+  const delays = opts.retryDelaysMs ?? DEFAULT_RETRY_MS;
+  const messages = await consumer.consume({ max_messages: concurrency * 2 });
+  const inflight = new Set<Promise<void>>();
+
+  const handleOne = async (msg: JsMsg) => {
+    const trace = fromHeaders(msg.headers);
+    const log = opts.log.child({ requestId: trace.requestId, subject: msg.subject, seq: msg.seq });
+    let payload: z.infer<C["payload"]>;
+    try {
+      payload = opts.contract.payload.parse(msg.json()) as z.infer<C["payload"]>;
+    } catch (err) {
+      log.error({ err }, "message does not match its contract; terminated");
+      msg.term("invalid payload");
+      return;
+    }
+    try {
+      await opts.handler(payload, { trace, log, msg });
+      msg.ack();
+    } catch (err) {
+      if (err instanceof PermanentFailure) {
+        log.error({ err: err.message }, "message failed permanently; terminated");
+        msg.term(err.message);
+        return;
+      }
+      const attempt = msg.info.deliveryCount;
+      const delay = delays[Math.min(attempt - 1, delays.length - 1)] ?? 1_000;
+      const last = attempt >= maxDeliver;
+      log[last ? "error" : "warn"](
+        { err, attempt, delay },
+        last ? "message dead-lettered" : "message will be retried",
+      );
+      msg.nak(delay);
+    }
+  };
+
+  const loop = (async () => {
+    for await (const msg of messages) {
+      while (inflight.size >= concurrency) await Promise.race(inflight);
+      const p = handleOne(msg).finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+  })();
+
+  return {
+    async stop() {
+      await messages.close();
+      await loop;
+      await Promise.allSettled([...inflight]);
+    },
+  };
+}

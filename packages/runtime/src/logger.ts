@@ -1,0 +1,33 @@
+import { type Logger, pino } from "pino";
+
+export type { Logger } from "pino";
+
+/** Paths that may hold secrets anywhere in a log object; pino replaces them before serialising. */
+const REDACT = [
+  "apiKey",
+  "*.apiKey",
+  "headers['x-api-key']",
+  "*.headers['x-api-key']",
+  "webhookSecret",
+  "*.webhookSecret",
+  "secret",
+  "*.secret",
+  "bvn",
+  "*.bvn",
+  "*.*.bvn",
+  "seed",
+  "*.seed",
+  "mnemonic",
+  "authorization",
+  "*.authorization",
+];
+
+export function createLogger(service: string, level = "info"): Logger {
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    redact: { paths: REDACT, censor: "[redacted]" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}

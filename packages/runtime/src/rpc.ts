@@ -1,0 +1,103 @@
+import {
+  type Msg,
+  type NatsConnection,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+} from "@nats-io/transport-node";
+import { AppError, formatIssues, type RpcContract, RpcReply } from "@ramp/contracts";
+import type { z } from "zod";
+import type { Logger } from "./logger.ts";
+import { fromHeaders, type TraceContext, toHeaders } from "./trace.ts";
+
+export const RPC_TIMEOUT_MS = 10_000;
+
+export interface RpcHandlerContext {
+  trace: TraceContext;
+  log: Logger;
+}
+
+export type RpcHandler<C extends RpcContract> = (
+  request: z.infer<C["request"]>,
+  ctx: RpcHandlerContext,
+) => Promise<z.input<C["response"]>>;
+
+function encode(reply: RpcReply): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(reply));
+}
+
+/**
+ * Answers one request/reply subject in a queue group so N instances share the load.
+ * Requests and answers are validated against the contract; domain AppErrors travel as error replies,
+ * anything else becomes INTERNAL without leaking its message.
+ */
+export function serveRpc<C extends RpcContract>(
+  nc: NatsConnection,
+  contract: C,
+  queue: string,
+  log: Logger,
+  handler: RpcHandler<C>,
+): { stop(): Promise<void> } {
+  const sub = nc.subscribe(contract.subject, { queue });
+  const inflight = new Set<Promise<void>>();
+  const handle = async (msg: Msg) => {
+    const trace = fromHeaders(msg.headers);
+    const child = log.child({ requestId: trace.requestId, subject: contract.subject });
+    let reply: RpcReply;
+    try {
+      const raw: unknown = JSON.parse(new TextDecoder().decode(msg.data));
+      const parsed = contract.request.safeParse(raw);
+      if (!parsed.success) throw new AppError("VALIDATION", formatIssues(parsed.error.issues));
+      const data = await handler(parsed.data as z.infer<C["request"]>, { trace, log: child });
+      reply = { ok: true, data: contract.response.parse(data) };
+    } catch (err) {
+      if (err instanceof AppError) {
+        reply = { ok: false, error: { code: err.code, message: err.detail } };
+      } else {
+        child.error({ err }, "rpc handler failed");
+        reply = { ok: false, error: { code: "INTERNAL", message: "Internal error" } };
+      }
+    }
+    msg.respond(encode(reply));
+  };
+  const loop = (async () => {
+    for await (const msg of sub) {
+      const p = handle(msg).finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+  })();
+  return {
+    async stop() {
+      await sub.drain();
+      await loop;
+      await Promise.allSettled([...inflight]);
+    },
+  };
+}
+
+/** Calls a request/reply subject; no responder or a timeout is UNAVAILABLE (HTTP 503), never a hang. */
+export async function callRpc<C extends RpcContract>(
+  nc: NatsConnection,
+  contract: C,
+  request: z.input<C["request"]>,
+  trace?: TraceContext,
+  timeoutMs = RPC_TIMEOUT_MS,
+): Promise<z.infer<C["response"]>> {
+  const payload = new TextEncoder().encode(JSON.stringify(contract.request.parse(request)));
+  let raw: unknown;
+  try {
+    const msg = await nc.request(contract.subject, payload, {
+      timeout: timeoutMs,
+      headers: toHeaders(trace),
+    });
+    raw = JSON.parse(new TextDecoder().decode(msg.data));
+  } catch (err) {
+    if (err instanceof NoRespondersError || err instanceof TimeoutError || err instanceof RequestError) {
+      throw new AppError("UNAVAILABLE", `${contract.subject} is unavailable`);
+    }
+    throw err;
+  }
+  const reply = RpcReply.parse(raw);
+  if (!reply.ok) throw new AppError(reply.error.code, reply.error.message);
+  return contract.response.parse(reply.data) as z.infer<C["response"]>;
+}

@@ -1,0 +1,32 @@
+import { randomBytes } from "node:crypto";
+import { type MsgHdrs, headers as natsHeaders } from "@nats-io/transport-node";
+import { TRACE_HEADERS } from "@ramp/contracts";
+
+/** What travels with every request and message so logs of one flow can be joined across services. */
+export interface TraceContext {
+  requestId: string;
+  traceparent: string;
+  businessId?: string | undefined;
+}
+
+export function newTraceContext(requestId?: string, businessId?: string): TraceContext {
+  const traceId = randomBytes(16).toString("hex");
+  const spanId = randomBytes(8).toString("hex");
+  return { requestId: requestId ?? traceId, traceparent: `00-${traceId}-${spanId}-01`, businessId };
+}
+
+export function toHeaders(ctx: TraceContext | undefined, into: MsgHdrs = natsHeaders()): MsgHdrs {
+  if (!ctx) return into;
+  into.set(TRACE_HEADERS.requestId, ctx.requestId);
+  into.set(TRACE_HEADERS.traceparent, ctx.traceparent);
+  if (ctx.businessId) into.set(TRACE_HEADERS.businessId, ctx.businessId);
+  return into;
+}
+
+export function fromHeaders(h: MsgHdrs | undefined): TraceContext {
+  const requestId = h?.get(TRACE_HEADERS.requestId);
+  const traceparent = h?.get(TRACE_HEADERS.traceparent);
+  if (!requestId || !traceparent) return newTraceContext(requestId || undefined);
+  const businessId = h?.get(TRACE_HEADERS.businessId) || undefined;
+  return { requestId, traceparent, businessId };
+}

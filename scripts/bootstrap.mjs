@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Entry of `npm start` and `npm test` on a fresh clone: needs only Node and npm.
+// Installs pnpm into .tools when it is not on PATH, installs the workspace, then hands over to
+// scripts/start.ts or scripts/test.ts (which install nats-server / FerretDB if missing).
+import { spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const PNPM_VERSION = "10.34.8";
+const mode = process.argv[2];
+if (mode !== "start" && mode !== "test") {
+  console.error("usage: bootstrap.mjs start|test");
+  process.exit(2);
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", ...opts });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+function findPnpm() {
+  const local = join(root, ".tools", "node_modules", ".bin", "pnpm");
+  if (existsSync(local)) return local;
+  const r = spawnSync("pnpm", ["--version"], { encoding: "utf8" });
+  if (r.status === 0 && r.stdout.startsWith("10.")) return "pnpm";
+  console.error(`[bootstrap] installing pnpm ${PNPM_VERSION} into .tools`);
+  run("npm", [
+    "install",
+    "--prefix",
+    ".tools",
+    "--no-save",
+    "--no-package-lock",
+    "--no-audit",
+    "--no-fund",
+    `pnpm@${PNPM_VERSION}`,
+  ]);
+  return local;
+}
+
+const pnpm = findPnpm();
+const marker = join(root, "node_modules", ".modules.yaml");
+const lock = join(root, "pnpm-lock.yaml");
+if (!existsSync(marker) || statSync(lock).mtimeMs > statSync(marker).mtimeMs) {
+  console.error("[bootstrap] installing dependencies");
+  run(pnpm, ["install", "--frozen-lockfile"]);
+}
+run(pnpm, ["exec", "tsx", join("scripts", `${mode}.ts`), ...process.argv.slice(3)]);

@@ -1,0 +1,2 @@
+export { BankingConfig, loadBankingConfig } from "./config.ts";
+export { startBanking } from "./service.ts";

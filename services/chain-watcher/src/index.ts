@@ -1,0 +1,2 @@
+export { ChainWatcherConfig, loadChainWatcherConfig } from "./config.ts";
+export { startChainWatcher } from "./service.ts";

@@ -1,0 +1,83 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { buildOpenApiDocument } from "@ramp/contracts";
+import { healthHandler, type Logger, newTraceContext } from "@ramp/runtime";
+import { Scalar } from "@scalar/hono-api-reference";
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { KeyStore } from "./auth/api-keys.ts";
+import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
+import type { GatewayConfig } from "./config.ts";
+import type { GatewayEnv } from "./env.ts";
+import { notFoundHandler, onError } from "./errors.ts";
+import { rateLimit } from "./rate-limit.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { publicBankList, publicRoutes } from "./routes/public.ts";
+import { sandboxRoutes } from "./routes/sandbox.ts";
+
+export interface AppDeps {
+  config: GatewayConfig;
+  nc: NatsConnection;
+  keys: KeyStore;
+  log: Logger;
+  ready: () => Promise<boolean>;
+}
+
+function requestContext(log: Logger) {
+  return createMiddleware<GatewayEnv>(async function requestContext(c, next) {
+    const trace = newTraceContext(c.req.header("x-request-id") || undefined);
+    c.set("trace", trace);
+    c.set("log", log.child({ requestId: trace.requestId }));
+    c.header("x-request-id", trace.requestId);
+    const started = performance.now();
+    await next();
+    c.var.log.info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      },
+      "request",
+    );
+  });
+}
+
+export function createApp(deps: AppDeps) {
+  const app = new Hono<GatewayEnv>();
+  app.onError(onError);
+  app.notFound(notFoundHandler);
+  app.use(requestContext(deps.log));
+
+  const health = healthHandler(deps.ready);
+  app.get("/healthz", async (c) => {
+    const r = await health("/healthz");
+    return c.json(r.body, 200);
+  });
+  app.get("/readyz", async (c) => {
+    const r = await health("/readyz");
+    return c.json(r.body, r.status === 200 ? 200 : 503);
+  });
+
+  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL ?? "/");
+  app.get("/openapi.json", (c) => c.json(openapi));
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Ramp API v2" }));
+
+  app.route("/pub/bank", publicBankList(deps.nc));
+
+  const auth = apiKeyAuth(deps.keys);
+  const limit = rateLimit({
+    perSecond: deps.config.RATE_LIMIT_PER_SECOND,
+    burst: deps.config.RATE_LIMIT_BURST,
+  });
+  app.use("/pub/v2/*", auth, limit);
+  app.route("/pub/v2", publicRoutes(deps.nc));
+
+  if (deps.config.RAMP_SANDBOX) {
+    app.use("/sandbox/v2/*", auth, limit);
+    app.route("/sandbox/v2", sandboxRoutes(deps.nc));
+  }
+
+  app.use("/admin/v1/*", adminAuth(deps.config.ADMIN_TOKEN));
+  app.route("/admin/v1", adminRoutes(deps.nc, deps.keys));
+  return app;
+}

@@ -1,0 +1,30 @@
+import { timingSafeEqual } from "node:crypto";
+import { AppError } from "@ramp/contracts";
+import { createMiddleware } from "hono/factory";
+import type { GatewayEnv } from "../env.ts";
+import type { KeyStore } from "./api-keys.ts";
+
+/** Spec §5: 401 `No API key provided` when absent, `Invalid API key` when it matches no business. */
+export function apiKeyAuth(store: KeyStore) {
+  return createMiddleware<GatewayEnv>(async function apiKeyAuth(c, next) {
+    const key = c.req.header("x-api-key");
+    if (!key) throw new AppError("UNAUTHORIZED", "No API key provided");
+    const caller = await store.authenticate(key);
+    if (!caller) throw new AppError("UNAUTHORIZED", "Invalid API key");
+    c.set("caller", caller);
+    c.set("trace", { ...c.var.trace, businessId: caller.businessId });
+    c.set("log", c.var.log.child({ businessId: caller.businessId }));
+    await next();
+  });
+}
+
+export function adminAuth(token: string) {
+  const expected = Buffer.from(`Bearer ${token}`);
+  return createMiddleware<GatewayEnv>(async function adminAuth(c, next) {
+    const given = Buffer.from(c.req.header("authorization") ?? "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new AppError("UNAUTHORIZED", "Invalid admin token");
+    }
+    await next();
+  });
+}

@@ -1,0 +1,11 @@
+import type { Logger, TraceContext } from "@ramp/runtime";
+import type { Caller } from "./auth/api-keys.ts";
+
+/** Typed `c.var` of every request. */
+export interface GatewayEnv {
+  Variables: {
+    trace: TraceContext;
+    log: Logger;
+    caller: Caller;
+  };
+}

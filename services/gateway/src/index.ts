@@ -1,0 +1,2 @@
+export { GatewayConfig, loadGatewayConfig } from "./config.ts";
+export { startGateway } from "./service.ts";

@@ -1,0 +1,63 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  BusinessParams,
+  CreateBusinessRequest,
+  CurrencyParams,
+  notFound,
+  Rpc,
+  SetMarketRateRequest,
+} from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
+import { Hono } from "hono";
+import type { KeyStore } from "../auth/api-keys.ts";
+import type { GatewayEnv } from "../env.ts";
+import { validate } from "../validate.ts";
+
+/** DESIGN §10 operator API; mounted behind the admin bearer token. */
+export function adminRoutes(nc: NatsConnection, keys: KeyStore) {
+  const app = new Hono<GatewayEnv>();
+
+  const issueKeyWithSecret = async (businessId: string, trace: GatewayEnv["Variables"]["trace"]) => {
+    const { apiKey, apiKeyId } = await keys.issueKey(businessId);
+    const { webhookSecret } = await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId }, trace);
+    return { apiKey, webhookSecret };
+  };
+
+  app.post("/businesses", validate("json", CreateBusinessRequest), async (c) => {
+    const { name, feeBps } = c.req.valid("json");
+    const { id } = await keys.createBusiness(name, feeBps);
+    await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps }, c.var.trace);
+    c.var.log.info({ businessId: id }, "business created");
+    return c.json({ id, name, ...(await issueKeyWithSecret(id, c.var.trace)) }, 201);
+  });
+
+  app.post("/businesses/:id/api-keys", validate("param", BusinessParams), async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await keys.businessExists(id))) throw notFound("Business not found");
+    return c.json(await issueKeyWithSecret(id, c.var.trace), 201);
+  });
+
+  app.put(
+    "/rates/:currency",
+    validate("param", CurrencyParams),
+    validate("json", SetMarketRateRequest),
+    async (c) => {
+      const { currency } = c.req.valid("param");
+      const { onRamp, offRamp } = c.req.valid("json");
+      const rates = await callRpc(
+        nc,
+        Rpc.marketRateSet,
+        { currency, onRamp: String(onRamp), offRamp: String(offRamp) },
+        c.var.trace,
+      );
+      return c.json(rates);
+    },
+  );
+
+  app.delete("/rates/:currency", validate("param", CurrencyParams), async (c) => {
+    await callRpc(nc, Rpc.marketRateDelete, { currency: c.req.valid("param").currency }, c.var.trace);
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,2 @@
+export { loadOrdersConfig, OrdersConfig } from "./config.ts";
+export { startOrders } from "./service.ts";

@@ -1,0 +1,2 @@
+export { loadPricingConfig, PricingConfig } from "./config.ts";
+export { startPricing } from "./service.ts";

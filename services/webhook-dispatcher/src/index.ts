@@ -1,0 +1,2 @@
+export { loadWebhookDispatcherConfig, WebhookDispatcherConfig } from "./config.ts";
+export { startWebhookDispatcher } from "./service.ts";

@@ -1,0 +1,29 @@
+import { defineConfig } from "vitest/config";
+
+/** One unit project (next to the code, no infrastructure) and one integration project (real NATS + database). */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["services/*/test/**/*.test.ts", "e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/support/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // Two cores: keep the number of whole stacks running at once small.
+          maxWorkers: 2,
+          fileParallelism: !process.env.NATS_URL,
+        },
+      },
+    ],
+  },
+});
