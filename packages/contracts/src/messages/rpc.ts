@@ -134,10 +134,20 @@ export const Rpc = {
     z.object({ chain: Chain, purpose: AddressPurpose, ref: z.string(), mints: z.array(z.string()) }),
     z.object({ address: z.string() }),
   ),
+  /**
+   * What orders needs to price a token on a chain: its decimals, whether it is the chain's settlement
+   * stablecoin, its USD price (1 for the stablecoin; the swap/price adapter otherwise) and, with a
+   * recipient, the USD cost of preparing that recipient (Solana token-account rent, else 0).
+   */
   tokenInfo: rpc(
     "ramp.chain.token.info",
-    z.object({ chain: Chain, mint: z.string() }),
-    z.object({ decimals: z.number().int(), stablecoin: z.boolean(), usdPrice: DecimalString }),
+    z.object({ chain: Chain, mint: z.string(), recipient: z.string().optional() }),
+    z.object({
+      decimals: z.number().int(),
+      stablecoin: z.boolean(),
+      usdPrice: DecimalString,
+      setupCostUsd: DecimalString,
+    }),
   ),
   sandboxChainDeposit: rpc(
     "ramp.chain.sandbox.deposit",
