@@ -1,7 +1,83 @@
-import { BaseConfig, loadConfig } from "@ramp/runtime";
-import type { z } from "zod";
+import { BaseConfig, envBool, envInt, loadConfig } from "@ramp/runtime";
+import { z } from "zod";
 
-export const WebhookDispatcherConfig = BaseConfig.extend({});
+/** DESIGN §8: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_RETRY_SCHEDULE = "0,5,300,1800,7200,18000,36000,36000";
+
+/**
+ * Seconds to wait before each attempt: entry 0 is the delay before the first attempt, entry i the
+ * pause after attempt i fails. The length is therefore the total number of attempts.
+ */
+export function parseRetrySchedule(raw: string): number[] {
+  const parts = raw.split(",").map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+    throw new Error("must be a comma-separated list of non-negative numbers of seconds");
+  }
+  return parts.map(Number);
+}
+
+/**
+ * A 32-byte AES key as 64 hex characters or base64. Only the sandbox may fall back to a fixed
+ * development key: anywhere else an operator forgetting the key must not silently weaken storage.
+ */
+export function parseSecretKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new Error("must be 32 bytes, as 64 hex characters or base64");
+  return key;
+}
+
+/** Public by design: it only protects sandbox data, which is why it is refused outside the sandbox. */
+const SANDBOX_SECRET_KEY = "73616e64626f782d7765626b6f6f6b2d7365637265742d6b65792d3030303031";
+
+const RetrySchedule = z
+  .string()
+  .default(DEFAULT_RETRY_SCHEDULE)
+  .transform((raw, ctx) => {
+    try {
+      return parseRetrySchedule(raw);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+
+export const WebhookDispatcherConfig = BaseConfig.extend({
+  WEBHOOK_SECRET_KEY: z.string().optional(),
+  WEBHOOK_RETRY_SCHEDULE: RetrySchedule,
+  WEBHOOK_ALLOW_PRIVATE: envBool(true),
+  WEBHOOK_HEADER_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, "must be a header-name prefix such as X-SVC")
+    .default("X-SVC"),
+  WEBHOOK_TIMEOUT_MS: envInt(15_000),
+  /** Attempts in flight per instance, so one slow receiver cannot hold up everyone else. */
+  WEBHOOK_CONCURRENCY: envInt(64),
+  /** How often an idle instance looks for due retries (new events wake it at once). */
+  WEBHOOK_POLL_MS: envInt(500),
+}).superRefine((c, ctx) => {
+  const raw = c.WEBHOOK_SECRET_KEY;
+  if (raw === undefined || raw === "") {
+    if (!c.RAMP_SANDBOX) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_SECRET_KEY"],
+        message: "is required outside the sandbox",
+      });
+    }
+    return;
+  }
+  try {
+    parseSecretKey(raw);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRET_KEY"], message: (err as Error).message });
+  }
+});
 export type WebhookDispatcherConfig = z.infer<typeof WebhookDispatcherConfig>;
+
 export const loadWebhookDispatcherConfig = (env: Record<string, string | undefined>) =>
   loadConfig(WebhookDispatcherConfig, env);
+
+/** The encryption key in effect; config validation already guaranteed it parses. */
+export function secretKeyOf(config: WebhookDispatcherConfig): Buffer {
+  return parseSecretKey(config.WEBHOOK_SECRET_KEY || SANDBOX_SECRET_KEY);
+}
