@@ -1,6 +1,75 @@
-import { bootService } from "@ramp/runtime";
+import { Commands, notFound, Rpc } from "@ramp/contracts";
+import { bootService, callRpc, consume, serveRpc, startOutboxSweeper } from "@ramp/runtime";
+import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
+import { createAccountsStore } from "./accounts/accounts-store.ts";
+import { filterBanks, loadCatalogue } from "./catalogue/catalogue.ts";
 import type { BankingConfig } from "./config.ts";
+import { createSandboxIdentityProvider } from "./identity/identity-provider.ts";
+import { createKyc } from "./identity/kyc.ts";
+import { createPayouts } from "./payouts/payouts.ts";
+import { createSandboxRail } from "./rails/sandbox-rail.ts";
+import { createVirtualAccounts } from "./virtual-accounts/virtual-accounts.ts";
+
+const QUEUE = "banking";
 
 export async function startBanking(config: BankingConfig) {
-  return bootService("banking", config, async () => []);
+  return bootService("banking", config, async ({ nc, js, db, log }) => {
+    const banks = loadCatalogue();
+    const rail = createSandboxRail();
+    const store = createAccountsStore(db);
+    await store.init();
+    const virtualAccounts = createVirtualAccounts({ db, rail, js, log });
+    await virtualAccounts.init();
+    const payouts = createPayouts({ db, rail, js, log });
+    const kyc = createKyc({ db, provider: createSandboxIdentityProvider(), pepper: config.KYC_PEPPER });
+    const accountsDeps = {
+      store,
+      rail,
+      banks,
+      enquiryTimeoutMs: config.NAME_ENQUIRY_TIMEOUT_MS,
+      allocateAddress: async (ref: string) =>
+        (await callRpc(nc, Rpc.addressAllocate, { chain: "SOLANA", purpose: "bank-account", ref, mints: [] }))
+          .address,
+    };
+
+    const parts = [
+      serveRpc(nc, Rpc.banksList, QUEUE, log, async (q) => filterBanks(banks, q)),
+      serveRpc(nc, Rpc.accountsRegister, QUEUE, log, async (req, ctx) => {
+        const account = await registerAccount(accountsDeps, req);
+        ctx.log.info({ bankAccountId: account.id }, "bank account registered");
+        return account;
+      }),
+      serveRpc(nc, Rpc.accountsLookup, QUEUE, log, async (req) => lookupAccount(accountsDeps, req)),
+      serveRpc(nc, Rpc.accountsResolve, QUEUE, log, async (req) =>
+        resolveAccount(accountsDeps, req.bankCode, req.accountNumber),
+      ),
+      serveRpc(nc, Rpc.accountsGet, QUEUE, log, async ({ address }) => {
+        const found = await store.byAddress(address);
+        if (!found) throw notFound("Bank account not found");
+        return found;
+      }),
+      serveRpc(nc, Rpc.virtualAccountOpen, QUEUE, log, async (req) => virtualAccounts.open(req)),
+      serveRpc(nc, Rpc.virtualAccountClose, QUEUE, log, async ({ ref }) => {
+        await virtualAccounts.close(ref);
+        return { ok: true as const };
+      }),
+      serveRpc(nc, Rpc.kycVerify, QUEUE, log, async ({ businessId, bvn }) => kyc.verify(businessId, bvn)),
+      await consume(nc, {
+        contract: Commands.bankingPayout,
+        durable: "banking-payouts",
+        log,
+        handler: (cmd, { trace }) => payouts.handle(cmd, trace),
+      }),
+      startOutboxSweeper(js, virtualAccounts.deposits, log),
+      startOutboxSweeper(js, payouts.collection, log),
+    ];
+    if (config.RAMP_SANDBOX) {
+      parts.push(
+        serveRpc(nc, Rpc.sandboxFiatDeposit, QUEUE, log, async ({ ref, fiatAmount }, ctx) => ({
+          reference: await virtualAccounts.sandboxDeposit(ref, fiatAmount, ctx.trace),
+        })),
+      );
+    }
+    return parts;
+  });
 }

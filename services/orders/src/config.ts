@@ -1,6 +1,21 @@
-import { BaseConfig, loadConfig } from "@ramp/runtime";
-import type { z } from "zod";
+import { BaseConfig, envInt, loadConfig } from "@ramp/runtime";
+import { z } from "zod";
 
-export const OrdersConfig = BaseConfig.extend({});
+const decimal = (fallback: string) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/)
+    .default(fallback);
+
+export const OrdersConfig = BaseConfig.extend({
+  /** Per-order USD value bounds (DESIGN §9); outside → 400. */
+  ORDER_MIN_USD: decimal("0.5"),
+  ORDER_MAX_USD: decimal("10000"),
+  ONRAMP_UNPAID_TTL_SECONDS: envInt(259_200),
+  PAYMENT_TTL_SECONDS: envInt(259_200),
+  PAYMENT_FEE_BPS: envInt(100),
+  EXPIRY_SWEEP_MS: envInt(5_000),
+  VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),
+});
 export type OrdersConfig = z.infer<typeof OrdersConfig>;
 export const loadOrdersConfig = (env: Record<string, string | undefined>) => loadConfig(OrdersConfig, env);

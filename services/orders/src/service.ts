@@ -1,6 +1,91 @@
-import { bootService } from "@ramp/runtime";
+import { badRequest, Events, notFound, Rpc } from "@ramp/contracts";
+import { bootService, callRpc, consume, serveRpc, startOutboxSweeper } from "@ramp/runtime";
 import type { OrdersConfig } from "./config.ts";
+import { createOfframp, createOnramp } from "./orders/create-orders.ts";
+import { startExpirySweeper } from "./orders/expiry.ts";
+import { createLifecycle } from "./orders/lifecycle.ts";
+import { toDto } from "./orders/order-doc.ts";
+import { createOrdersStore } from "./orders/orders-store.ts";
+
+const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
-  return bootService("orders", config, async () => []);
+  return bootService("orders", config, async ({ nc, js, db, log }) => {
+    const store = createOrdersStore({ db, js, log });
+    await store.init();
+    const lifecycle = createLifecycle({ db, nc, store, log });
+    const createDeps = { nc, store, config };
+
+    const parts = [
+      serveRpc(nc, Rpc.onrampCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
+        const order = await createOnramp(createDeps, { businessId, apiKeyId }, body, ctx.trace);
+        ctx.log.info({ orderId: order.id, chain: order.chain }, "onramp order created");
+        return order;
+      }),
+      serveRpc(nc, Rpc.offrampCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
+        const order = await createOfframp(createDeps, { businessId, apiKeyId }, body, ctx.trace);
+        ctx.log.info({ orderId: order.id, chain: order.chain }, "offramp order created");
+        return order;
+      }),
+      serveRpc(nc, Rpc.transactionGet, QUEUE, log, async ({ businessId, id }) => {
+        const order = await store.getForBusiness(id, businessId);
+        if (!order) throw notFound("Transaction not found");
+        return toDto(order);
+      }),
+      await consume(nc, {
+        contract: Events.fiatDepositReceived,
+        durable: "orders-fiat-deposits",
+        log,
+        handler: (ev, c) => lifecycle.onFiatDeposit(ev, c.trace),
+      }),
+      await consume(nc, {
+        contract: Events.depositObserved,
+        durable: "orders-chain-deposits",
+        log,
+        handler: (ev, c) => lifecycle.onChainDeposit(ev, c.trace),
+      }),
+      await consume(nc, {
+        contract: Events.payoutResult,
+        durable: "orders-payout-results",
+        log,
+        handler: (ev, c) => lifecycle.onPayoutResult(ev, c.trace),
+      }),
+      await consume(nc, {
+        contract: Events.transferResult,
+        durable: "orders-transfer-results",
+        log,
+        handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
+      }),
+      startOutboxSweeper(js, store.collection, log),
+      startExpirySweeper({ nc, store, log, intervalMs: config.EXPIRY_SWEEP_MS }),
+    ];
+
+    if (config.RAMP_SANDBOX) {
+      parts.push(
+        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount }, ctx) => {
+          const order = await store.getForBusiness(id, businessId);
+          const expected = kind === "onramp" ? "ON_RAMP" : "OFF_RAMP";
+          if (!order || kind === "payment" || order.transactionType !== expected)
+            throw notFound("Transaction not found");
+          if (order.status !== "INIT")
+            throw badRequest(`Transaction is ${order.status}, not awaiting a deposit`);
+          if (kind === "onramp") {
+            return callRpc(
+              nc,
+              Rpc.sandboxFiatDeposit,
+              { ref: id, ...(amount ? { fiatAmount: amount } : {}) },
+              ctx.trace,
+            );
+          }
+          return callRpc(
+            nc,
+            Rpc.sandboxChainDeposit,
+            { chain: order.chain, address: order.address, mint: order.mint, amount: amount ?? order.amount },
+            ctx.trace,
+          );
+        }),
+      );
+    }
+    return parts;
+  });
 }

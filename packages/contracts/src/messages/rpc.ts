@@ -72,7 +72,8 @@ export const Rpc = {
     z.object({ ...BusinessScoped, address: z.string().optional(), accountNumber: z.string().optional() }),
     BankAccountDto,
   ),
-  accountsGet: rpc("ramp.banking.accounts.get", z.object({ id: z.string() }), BankAccountRecord),
+  /** Unscoped, for orders: which account (and businesses) a bank-account deposit address pays. */
+  accountsGet: rpc("ramp.banking.accounts.get", z.object({ address: z.string() }), BankAccountRecord),
   accountsResolve: rpc(
     "ramp.banking.accounts.resolve",
     z.object({ bankCode: z.string(), accountNumber: z.string() }),

@@ -1,0 +1,85 @@
+import type { BankAccountRecord } from "@ramp/contracts";
+import { isDuplicateKey } from "@ramp/runtime";
+import { type Db, ObjectId } from "mongodb";
+
+interface BankAccountDoc {
+  _id: ObjectId;
+  bankCode: string;
+  bankName: string;
+  accountNumber: string;
+  accountName: string;
+  address: string;
+  businessIds: string[];
+  createdAt: Date;
+}
+
+const toRecord = (d: BankAccountDoc): BankAccountRecord => ({
+  id: d._id.toHexString(),
+  accountName: d.accountName,
+  accountNumber: d.accountNumber,
+  bank: d.bankName,
+  address: d.address,
+  bankCode: d.bankCode,
+  businessIds: d.businessIds,
+});
+
+/** One record per {bankCode, accountNumber} across the service, linked to every business that registers it. */
+export function createAccountsStore(db: Db) {
+  const col = db.collection<BankAccountDoc>("bank_accounts");
+  return {
+    async init() {
+      await col.createIndex({ bankCode: 1, accountNumber: 1 }, { unique: true });
+      await col.createIndex({ address: 1 }, { unique: true });
+      await col.createIndex({ accountNumber: 1 });
+    },
+    async findByBankAndNumber(bankCode: string, accountNumber: string) {
+      const d = await col.findOne({ bankCode, accountNumber });
+      return d ? toRecord(d) : null;
+    },
+    async link(id: string, businessId: string): Promise<BankAccountRecord> {
+      const d = await col.findOneAndUpdate(
+        { _id: new ObjectId(id) },
+        { $addToSet: { businessIds: businessId } },
+        { returnDocument: "after" },
+      );
+      if (!d) throw new Error(`bank account ${id} vanished`);
+      return toRecord(d);
+    },
+    /** Inserts, or when another registration won the race, links the business to the winner's record. */
+    async insertOrLink(
+      doc: Omit<BankAccountDoc, "_id" | "businessIds" | "createdAt">,
+      businessId: string,
+    ): Promise<BankAccountRecord> {
+      const full: BankAccountDoc = {
+        _id: new ObjectId(),
+        ...doc,
+        businessIds: [businessId],
+        createdAt: new Date(),
+      };
+      try {
+        await col.insertOne(full);
+        return toRecord(full);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        const existing = await this.findByBankAndNumber(doc.bankCode, doc.accountNumber);
+        if (!existing) throw err;
+        return this.link(existing.id, businessId);
+      }
+    },
+    async lookup(
+      businessId: string,
+      q: { address?: string | undefined; accountNumber?: string | undefined },
+    ) {
+      const filter: Record<string, unknown> = { businessIds: businessId };
+      if (q.address !== undefined) filter.address = q.address;
+      if (q.accountNumber !== undefined) filter.accountNumber = q.accountNumber;
+      const d = await col.findOne(filter);
+      return d ? toRecord(d) : null;
+    },
+    async byAddress(address: string) {
+      const d = await col.findOne({ address });
+      return d ? toRecord(d) : null;
+    },
+  };
+}
+export type AccountsStore = ReturnType<typeof createAccountsStore>;

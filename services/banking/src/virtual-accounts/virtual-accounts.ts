@@ -1,0 +1,165 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { type Currency, Events, notFound, type VirtualAccount } from "@ramp/contracts";
+import {
+  flushOutbox,
+  isDuplicateKey,
+  type Logger,
+  type OutboxEntry,
+  outboxEntry,
+  type TraceContext,
+} from "@ramp/runtime";
+import { Decimal } from "decimal.js";
+import type { Db } from "mongodb";
+import type { BankRail } from "../rails/bank-rail.ts";
+
+interface VirtualAccountDoc {
+  _id: string; // the order/payment ref it was opened for
+  accountNumber: string;
+  accountName: string;
+  bank: string;
+  currency: Currency;
+  fiatAmount: string;
+  status: "open" | "closed";
+  createdAt: Date;
+}
+
+interface FiatDepositDoc {
+  _id: string; // rail reference: one deposit, one record
+  ref: string | null;
+  accountNumber: string;
+  currency: Currency | null;
+  fiatAmount: string;
+  payerName: string;
+  /** `unmatched`: the account was closed or unknown; kept for operators, never dropped. */
+  status: "matched" | "unmatched";
+  receivedAt: Date;
+  outbox: OutboxEntry[];
+}
+
+/** Spec §2.5: `<NAME>(Pay <CURRENCY> <AMOUNT>)`, the amount in major units with 2 decimals. */
+export function virtualAccountName(holder: string, currency: Currency, fiatAmount: string): string {
+  return `${holder}(Pay ${currency} ${new Decimal(fiatAmount).toFixed(2)})`;
+}
+
+export function createVirtualAccounts(deps: { db: Db; rail: BankRail; js: JetStreamClient; log: Logger }) {
+  const accounts = deps.db.collection<VirtualAccountDoc>("virtual_accounts");
+  const deposits = deps.db.collection<FiatDepositDoc>("fiat_deposits");
+  return {
+    deposits,
+    async init() {
+      await accounts.createIndex({ accountNumber: 1 }, { unique: true });
+      await deposits.createIndex({ ref: 1 });
+    },
+
+    /** One account per ref; opening twice returns the first. */
+    async open(req: {
+      ref: string;
+      currency: Currency;
+      fiatAmount: string;
+      holder: string;
+    }): Promise<VirtualAccount> {
+      const existing = await accounts.findOne({ _id: req.ref });
+      if (existing)
+        return {
+          accountNumber: existing.accountNumber,
+          accountName: existing.accountName,
+          bank: existing.bank,
+        };
+      const opened = await deps.rail.openVirtualAccount(req);
+      const doc: VirtualAccountDoc = {
+        _id: req.ref,
+        accountNumber: opened.accountNumber,
+        accountName: virtualAccountName(req.holder, req.currency, req.fiatAmount),
+        bank: opened.bankName,
+        currency: req.currency,
+        fiatAmount: req.fiatAmount,
+        status: "open",
+        createdAt: new Date(),
+      };
+      try {
+        await accounts.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        return this.open(req);
+      }
+      return { accountNumber: doc.accountNumber, accountName: doc.accountName, bank: doc.bank };
+    },
+
+    async close(ref: string): Promise<void> {
+      const doc = await accounts.findOneAndUpdate(
+        { _id: ref, status: "open" },
+        { $set: { status: "closed" } },
+      );
+      if (doc) await deps.rail.closeVirtualAccount(doc.accountNumber);
+    },
+
+    /**
+     * The rail's inbound path: every notified deposit is stored once (by rail reference). A deposit to an
+     * open account is announced to orders; one to a closed or unknown account is kept for operators.
+     */
+    async receive(
+      req: { accountNumber: string; fiatAmount: string; reference: string; payerName: string },
+      trace: TraceContext,
+    ): Promise<void> {
+      const account = await accounts.findOne({ accountNumber: req.accountNumber });
+      const matched = account?.status === "open";
+      const doc: FiatDepositDoc = {
+        _id: req.reference,
+        ref: account?._id ?? null,
+        accountNumber: req.accountNumber,
+        currency: account?.currency ?? null,
+        fiatAmount: req.fiatAmount,
+        payerName: req.payerName,
+        status: matched ? "matched" : "unmatched",
+        receivedAt: new Date(),
+        outbox:
+          matched && account
+            ? [
+                outboxEntry(
+                  Events.fiatDepositReceived,
+                  {
+                    ref: account._id,
+                    reference: req.reference,
+                    accountNumber: req.accountNumber,
+                    currency: account.currency,
+                    fiatAmount: req.fiatAmount,
+                    payerName: req.payerName,
+                  },
+                  `fiat:${req.reference}`,
+                  trace,
+                ),
+              ]
+            : [],
+      };
+      try {
+        await deposits.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      if (!matched)
+        deps.log.warn(
+          { reference: req.reference, accountNumber: req.accountNumber },
+          "fiat deposit to a closed or unknown account kept for operators",
+        );
+      await flushOutbox(deps.js, deposits, req.reference, deps.log);
+    },
+
+    /** Sandbox: the payer's transfer for `ref`, entering through the same inbound path as the rail's notification. */
+    async sandboxDeposit(ref: string, fiatAmount: string | undefined, trace: TraceContext): Promise<string> {
+      const account = await accounts.findOne({ _id: ref });
+      if (!account) throw notFound("Virtual account not found");
+      const reference = `SBX-IN-${Date.now().toString(36).toUpperCase()}-${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+      await this.receive(
+        {
+          accountNumber: account.accountNumber,
+          fiatAmount: fiatAmount ?? account.fiatAmount,
+          reference,
+          payerName: "SANDBOX PAYER",
+        },
+        trace,
+      );
+      return reference;
+    },
+  };
+}
+export type VirtualAccounts = ReturnType<typeof createVirtualAccounts>;

@@ -1,0 +1,218 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  type Chain,
+  normalizeAddress,
+  type OfframpRequest,
+  type OnrampRequest,
+  Rpc,
+  type TransactionDto,
+} from "@ramp/contracts";
+import { callRpc, type TraceContext } from "@ramp/runtime";
+import { ObjectId } from "mongodb";
+import type { OrdersConfig } from "../config.ts";
+import { checkOrderBounds, type Quote, quoteOfframp, quoteOnramp } from "../quotes/quotes.ts";
+import { type OrderDoc, toDto } from "./order-doc.ts";
+import type { OrdersStore } from "./orders-store.ts";
+
+export interface CreateDeps {
+  nc: NatsConnection;
+  store: OrdersStore;
+  config: OrdersConfig;
+}
+
+interface Caller {
+  businessId: string;
+  apiKeyId: string;
+}
+
+const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
+
+function baseDoc(
+  caller: Caller,
+  chain: Chain,
+  mint: string,
+): Omit<
+  OrderDoc,
+  | "transactionType"
+  | "currency"
+  | "recipient"
+  | keyof Quote
+  | "rate"
+  | "fee"
+  | "usdPrice"
+  | "decimals"
+  | "setupCostUsd"
+> {
+  return {
+    _id: new ObjectId(),
+    businessId: caller.businessId,
+    apiKeyId: caller.apiKeyId,
+    status: "INIT",
+    sequence: 0,
+    chain,
+    mint,
+    mintKey: normalizeAddress(chain, mint),
+    address: "",
+    signature: "",
+    sender: "",
+    accountNumber: "",
+    accountName: "",
+    bank: "",
+    bankCode: "",
+    webhookURL: null,
+    userExternalId: null,
+    userId: null,
+    description: null,
+    errorReason: null,
+    createdAt: new Date(),
+    expiresAt: null,
+    outbox: [],
+  };
+}
+
+const quoteFields = (q: Quote) => ({
+  amount: q.amount.toString(),
+  fiatAmount: q.fiatAmount.toFixed(2),
+  usdcAmount: q.usdcAmount.toString(),
+});
+
+/**
+ * Spec §4.6: the payout account is confirmed first (nothing is stored for an account that cannot be
+ * resolved); then BVN, pricing, a fresh deposit address in the chain's format, and the INIT order.
+ */
+export async function createOfframp(
+  deps: CreateDeps,
+  caller: Caller,
+  body: OfframpRequest,
+  trace: TraceContext,
+): Promise<TransactionDto> {
+  const { nc, store, config } = deps;
+  const account = await callRpc(
+    nc,
+    Rpc.accountsResolve,
+    { bankCode: body.bankCode, accountNumber: body.accountNumber },
+    trace,
+  );
+  const kyc = body.bvn
+    ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
+    : null;
+  const token = await callRpc(nc, Rpc.tokenInfo, { chain: body.chain, mint: body.mint }, trace);
+  const { offRampRate } = await callRpc(
+    nc,
+    Rpc.ratesGet,
+    { businessId: caller.businessId, currency: body.currency },
+    trace,
+  );
+  const fee = String(body.businessUSDCFee ?? 0);
+  const quote = quoteOfframp({
+    amount: opt(body.amount),
+    fiatAmount: opt(body.fiatAmount),
+    rate: String(offRampRate.rate),
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+  });
+  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  const base = baseDoc(caller, body.chain, body.mint);
+  const { address } = await callRpc(
+    nc,
+    Rpc.addressAllocate,
+    { chain: body.chain, purpose: "offramp", ref: base._id.toHexString(), mints: [base.mintKey] },
+    trace,
+  );
+  const doc: OrderDoc = {
+    ...base,
+    transactionType: "OFF_RAMP",
+    currency: body.currency,
+    recipient: "",
+    ...quoteFields(quote),
+    rate: String(offRampRate.rate),
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: "0",
+    address,
+    accountNumber: body.accountNumber,
+    accountName: account.accountName,
+    bank: account.bankName,
+    bankCode: body.bankCode,
+    webhookURL: body.webhookURL ?? null,
+    userId: kyc?.userId ?? null,
+    description: body.description ?? null,
+  };
+  await store.insert(doc);
+  return toDto(doc);
+}
+
+/**
+ * Spec §4.5: BVN, pricing (with Solana token-account rent when the recipient has none), a virtual
+ * account opened for this order alone, and the INIT order that expires unpaid after the TTL.
+ */
+export async function createOnramp(
+  deps: CreateDeps,
+  caller: Caller,
+  body: OnrampRequest,
+  trace: TraceContext,
+): Promise<TransactionDto> {
+  const { nc, store, config } = deps;
+  const kyc = body.bvn
+    ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
+    : null;
+  const token = await callRpc(
+    nc,
+    Rpc.tokenInfo,
+    { chain: body.chain, mint: body.mint, recipient: body.recipient },
+    trace,
+  );
+  const { onRampRate } = await callRpc(
+    nc,
+    Rpc.ratesGet,
+    { businessId: caller.businessId, currency: body.currency },
+    trace,
+  );
+  const fee = String(body.businessUSDCFee ?? 0);
+  const quote = quoteOnramp({
+    amount: opt(body.amount),
+    fiatAmount: opt(body.fiatAmount),
+    rate: String(onRampRate.rate),
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: token.setupCostUsd,
+  });
+  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  const base = baseDoc(caller, body.chain, body.mint);
+  const fields = quoteFields(quote);
+  const va = await callRpc(
+    nc,
+    Rpc.virtualAccountOpen,
+    {
+      ref: base._id.toHexString(),
+      currency: body.currency,
+      fiatAmount: fields.fiatAmount,
+      holder: config.VIRTUAL_ACCOUNT_HOLDER,
+    },
+    trace,
+  );
+  const doc: OrderDoc = {
+    ...base,
+    transactionType: "ON_RAMP",
+    currency: body.currency,
+    recipient: body.recipient,
+    ...fields,
+    rate: String(onRampRate.rate),
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: token.setupCostUsd,
+    accountNumber: va.accountNumber,
+    accountName: va.accountName,
+    bank: va.bank,
+    webhookURL: body.webhookURL ?? null,
+    userExternalId: body.userExternalId ?? null,
+    userId: kyc?.userId ?? null,
+    expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
+  };
+  await store.insert(doc);
+  return toDto(doc);
+}

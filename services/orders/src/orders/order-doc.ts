@@ -1,0 +1,72 @@
+import type { Chain, Currency, OrderStatus, TransactionDto, TransactionType } from "@ramp/contracts";
+import type { OutboxEntry } from "@ramp/runtime";
+import { Decimal } from "decimal.js";
+import type { ObjectId } from "mongodb";
+
+/** An onramp or offramp order. Amounts are decimal strings; they become JSON numbers only in `toDto`. */
+export interface OrderDoc {
+  _id: ObjectId;
+  businessId: string;
+  apiKeyId: string | null;
+  transactionType: TransactionType;
+  status: OrderStatus;
+  /** Bumped on every status change; orders webhook deliveries. */
+  sequence: number;
+  chain: Chain;
+  /** As the client sent them (replies echo these); `mintKey` is the normalised spelling. */
+  mint: string;
+  mintKey: string;
+  recipient: string;
+  currency: Currency;
+  amount: string;
+  fiatAmount: string;
+  usdcAmount: string;
+  rate: string;
+  fee: string;
+  usdPrice: string;
+  decimals: number;
+  setupCostUsd: string;
+  address: string;
+  signature: string;
+  sender: string;
+  accountNumber: string;
+  accountName: string;
+  bank: string;
+  bankCode: string;
+  webhookURL: string | null;
+  userExternalId: string | null;
+  userId: string | null;
+  description: string | null;
+  errorReason: string | null;
+  createdAt: Date;
+  /** Unpaid onramp orders are deleted after this instant. */
+  expiresAt: Date | null;
+  outbox: OutboxEntry[];
+}
+
+const num = (v: string) => new Decimal(v).toNumber();
+
+/** The public Transaction (spec §2.5): every field present, unknowns as "". */
+export function toDto(o: OrderDoc): TransactionDto {
+  return {
+    id: o._id.toHexString(),
+    address: o.address,
+    signature: o.signature,
+    mint: o.mint,
+    currency: o.currency,
+    amount: num(o.amount),
+    usdcAmount: num(o.usdcAmount),
+    fiatAmount: num(o.fiatAmount),
+    sender: o.sender,
+    recipient: o.recipient,
+    rate: num(o.rate),
+    status: o.status,
+    transactionType: o.transactionType,
+    createdAt: o.createdAt.toISOString(),
+    accountNumber: o.accountNumber,
+    accountName: o.accountName,
+    bank: o.bank,
+    fee: num(o.fee),
+    chain: o.chain,
+  };
+}
