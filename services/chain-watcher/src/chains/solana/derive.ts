@@ -1,0 +1,53 @@
+import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
+import { Keypair } from "@solana/web3.js";
+import { HDKey } from "micro-key-producer/slip10.js";
+
+/**
+ * Solana keys: BIP-39 seed → SLIP-0010 ed25519, all levels hardened (ed25519 has no public derivation).
+ *
+ * Deposit index i  → m/44'/501'/i'/0'  — the layout Phantom and Solflare use, so an operator can
+ *                                        recover any deposit address by importing the mnemonic.
+ * Treasury         → m/44'/501'/0'/1'  — a sibling branch no deposit path can ever reach (deposit paths
+ *                                        always end in /0'), and not a parent of any deposit key, so a
+ *                                        leaked deposit key never exposes the treasury.
+ */
+export const solanaDepositPath = (index: number): string => `m/44'/501'/${checkIndex(index)}'/0'`;
+export const SOLANA_TREASURY_PATH = "m/44'/501'/0'/1'";
+
+const MAX_HARDENED_INDEX = 0x7fffffff;
+
+function checkIndex(index: number): number {
+  if (!Number.isInteger(index) || index < 0 || index > MAX_HARDENED_INDEX) {
+    throw new RangeError(`HD index out of range: ${index}`);
+  }
+  return index;
+}
+
+/** BIP-39 seed of a mnemonic; the error never echoes the words. */
+export function seedFromMnemonic(mnemonic: string): Uint8Array {
+  const normalized = mnemonic.trim().split(/\s+/).join(" ");
+  if (!validateMnemonic(normalized, wordlist)) throw new Error("invalid BIP-39 mnemonic");
+  return mnemonicToSeedSync(normalized);
+}
+
+export function solanaKeypairAt(seed: Uint8Array, path: string): Keypair {
+  return Keypair.fromSeed(HDKey.fromMasterSeed(seed).derive(path).privateKey);
+}
+
+export function deriveSolanaKeypairFromSeed(seed: Uint8Array, index: number): Keypair {
+  return solanaKeypairAt(seed, solanaDepositPath(index));
+}
+
+export function deriveSolanaKeypair(mnemonic: string, index: number): Keypair {
+  return deriveSolanaKeypairFromSeed(seedFromMnemonic(mnemonic), index);
+}
+
+/** Base58 public key of deposit index `index`. */
+export function deriveSolanaAddress(mnemonic: string, index: number): string {
+  return deriveSolanaKeypair(mnemonic, index).publicKey.toBase58();
+}
+
+export function deriveSolanaTreasuryKeypair(mnemonic: string): Keypair {
+  return solanaKeypairAt(seedFromMnemonic(mnemonic), SOLANA_TREASURY_PATH);
+}
