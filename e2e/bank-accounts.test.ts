@@ -1,0 +1,111 @@
+import { BankAccountDto, BankDto, isChainAddress } from "@ramp/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "./support/stack.ts";
+
+let stack: Stack;
+let a: { apiKey: string };
+let b: { apiKey: string };
+beforeAll(async () => {
+  stack = await startStack();
+  a = await stack.createBusiness("Bank A");
+  b = await stack.createBusiness("Bank B");
+});
+afterAll(async () => stack?.close());
+
+describe("banks (spec §4.2)", () => {
+  it("filters by exact code, name and country substrings, case-insensitively", async () => {
+    const all = await stack.client(a.apiKey).get("/pub/v2/bank");
+    expect(all.status).toBe(200);
+    expect(all.body.length).toBeGreaterThan(100);
+    for (const bank of all.body) BankDto.parse(bank);
+    const gtb = await stack.client(a.apiKey).get("/pub/v2/bank?code=000013");
+    expect(gtb.body).toHaveLength(1);
+    expect(gtb.body[0].name).toMatch(/Guaranty/);
+    expect((await stack.client(a.apiKey).get("/pub/v2/bank?code=00001")).body).toEqual([]);
+    const ke = await stack.client(a.apiKey).get("/pub/v2/bank?country=ke&name=EQUITY");
+    expect(ke.body.length).toBeGreaterThan(0);
+    expect(ke.body.every((x: BankDto) => x.country === "KE" && /equity/i.test(x.name))).toBe(true);
+  });
+
+  it("serves the public list without a key, and requires the key on v2", async () => {
+    const pub = await stack.request("GET", "/pub/bank?name=access");
+    expect(pub.status).toBe(200);
+    expect(pub.body.some((x: BankDto) => x.code === "000014")).toBe(true);
+    expect((await stack.request("GET", "/pub/v2/bank")).status).toBe(401);
+  });
+});
+
+describe("bank accounts (spec §4.3, §4.4)", () => {
+  it("registers with the bank's name and a Solana address; idempotent across businesses", async () => {
+    const first = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0123456789" });
+    expect(first.status).toBe(201);
+    const acct = BankAccountDto.parse(first.body);
+    expect(acct.bank).toMatch(/Guaranty/);
+    expect(acct.accountName).toMatch(/^[A-Z]+ [A-Z]+$/);
+    expect(isChainAddress("SOLANA", acct.address)).toBe(true);
+    const again = await stack
+      .client(b.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0123456789" });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    const same = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0123456789" });
+    expect(same.body).toEqual(first.body);
+  });
+
+  it("the same number at another bank is another record with another address", async () => {
+    const x = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000014", accountNumber: "0123456789" });
+    const y = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0123456789" });
+    expect(x.body.id).not.toBe(y.body.id);
+    expect(x.body.address).not.toBe(y.body.address);
+  });
+
+  it("400 for an unknown bank code, an unconfirmable number, or an unknown property", async () => {
+    const unknown = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "123456", accountNumber: "0123456789" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({
+      statusCode: 400,
+      message: "Bank with code 123456 not found",
+      error: "Bad Request",
+    });
+    const bad = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "9990000001" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Account could not be resolved");
+    const extra = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0123456789", x: 1 });
+    expect(extra.status).toBe(400);
+    expect(extra.body.message).toEqual(["property x should not exist"]);
+  });
+
+  it("looks up by address or number, only for businesses that registered it", async () => {
+    const c = await stack.createBusiness("Bank C");
+    const reg = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000016", accountNumber: "1111111111" });
+    const byAddress = await stack.client(a.apiKey).get(`/pub/v2/bank-account?address=${reg.body.address}`);
+    expect(byAddress.status).toBe(200);
+    expect(byAddress.body).toEqual(reg.body);
+    const byNumber = await stack.client(a.apiKey).get("/pub/v2/bank-account?accountNumber=1111111111");
+    expect(byNumber.body).toEqual(reg.body);
+    expect((await stack.client(c.apiKey).get("/pub/v2/bank-account?accountNumber=1111111111")).status).toBe(
+      404,
+    );
+    expect((await stack.client(a.apiKey).get("/pub/v2/bank-account?accountNumber=2222222222")).status).toBe(
+      404,
+    );
+    const neither = await stack.client(a.apiKey).get("/pub/v2/bank-account");
+    expect(neither.status).toBe(400);
+  });
+});

@@ -1,0 +1,129 @@
+import { TransactionDto } from "@ramp/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, type Stack, startStack } from "./support/stack.ts";
+import {
+  ETH_USDC,
+  EVM_RECIPIENT,
+  SOL_RECIPIENT,
+  SOL_USDC,
+  sandboxChainEnv,
+  TON_USDT_FRIENDLY,
+} from "./support/tokens.ts";
+
+let stack: Stack;
+let biz: { apiKey: string };
+beforeAll(async () => {
+  stack = await startStack({
+    serviceEnv: {
+      "chain-watcher": sandboxChainEnv,
+      orders: { ONRAMP_UNPAID_TTL_SECONDS: "2", EXPIRY_SWEEP_MS: "300" },
+    },
+  });
+  await stack.setRate("NGN", 1650, 1600);
+  biz = await stack.createBusiness("Onramp Co");
+});
+afterAll(async () => stack?.close());
+
+const onramp = (body: Record<string, unknown>) => stack.client(biz.apiKey).post("/pub/v2/onramp", body);
+const base = { currency: "NGN", chain: "ETHEREUM", mint: ETH_USDC, recipient: EVM_RECIPIENT };
+
+describe("POST /pub/v2/onramp (spec §4.5)", () => {
+  it("creates an INIT ON_RAMP order with its own virtual account; the fee is added on top", async () => {
+    const res = await onramp({ ...base, amount: 10, businessUSDCFee: 1, userExternalId: "user-42" });
+    expect(res.status).toBe(201);
+    const tx = TransactionDto.parse(res.body);
+    expect(tx).toMatchObject({
+      status: "INIT",
+      transactionType: "ON_RAMP",
+      amount: 10,
+      fiatAmount: 18150,
+      fee: 1,
+      rate: 1650,
+      recipient: EVM_RECIPIENT,
+      mint: ETH_USDC,
+    });
+    expect(tx.accountNumber).toMatch(/^\d{10}$/);
+    expect(tx.accountName).toMatch(/^.+\(Pay NGN 18150\.00\)$/);
+    expect(tx.bank).not.toBe("");
+    const other = await onramp({ ...base, amount: 10 });
+    expect(other.body.accountNumber).not.toBe(tx.accountNumber);
+  });
+
+  it("works from fiatAmount, rounding the token down", async () => {
+    const res = await onramp({ ...base, fiatAmount: 10000 });
+    expect(res.status).toBe(201);
+    expect(res.body.amount).toBe(6.060606);
+  });
+
+  it("400 for both or neither amount, and for addresses in another chain's format", async () => {
+    expect((await onramp({ ...base, amount: 1, fiatAmount: 1000 })).status).toBe(400);
+    expect((await onramp({ ...base })).status).toBe(400);
+    const solOnEvm = await onramp({ ...base, recipient: SOL_RECIPIENT, amount: 5 });
+    expect(solOnEvm.status).toBe(400);
+    expect(solOnEvm.body.message).toEqual(["recipient must be a ETHEREUM address"]);
+    const evmOnSol = await onramp({
+      ...base,
+      chain: "SOLANA",
+      mint: SOL_USDC,
+      recipient: EVM_RECIPIENT,
+      amount: 5,
+    });
+    expect(evmOnSol.status).toBe(400);
+  });
+
+  it("accepts every TON spelling and echoes what was sent", async () => {
+    const raw = "0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+    for (const mint of [TON_USDT_FRIENDLY, raw]) {
+      const res = await onramp({
+        currency: "NGN",
+        chain: "TON",
+        mint,
+        recipient: "UQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_p0p",
+        amount: 5,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.mint).toBe(mint);
+    }
+  });
+
+  it("BVN: 00000000000 fails verification (400); a valid one is accepted", async () => {
+    const bad = await onramp({ ...base, amount: 5, bvn: "00000000000" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("BVN could not be verified");
+    expect((await onramp({ ...base, amount: 5, bvn: "22222222222" })).status).toBe(201);
+  });
+});
+
+describe("onramp lifecycle (spec §3)", () => {
+  it("fiat deposit → PROCESSING → token delivered → COMPLETED with a signature", async () => {
+    const { body: tx } = await onramp({ ...base, amount: 7 });
+    expect((await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {})).status).toBe(
+      202,
+    );
+    const done = await eventually(async () => {
+      const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
+      return r.body.status === "COMPLETED" ? r.body : undefined;
+    });
+    expect(done.signature).not.toBe("");
+    expect(done.amount).toBe(7);
+  });
+
+  it("an underpaid deposit is re-priced on what arrived", async () => {
+    const { body: tx } = await onramp({ ...base, amount: 10 });
+    await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, { fiatAmount: 8250 });
+    const done = await eventually(async () => {
+      const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
+      return r.body.status === "COMPLETED" ? r.body : undefined;
+    });
+    expect(done.amount).toBe(5);
+    expect(done.fiatAmount).toBe(8250);
+  });
+
+  it("an unpaid order is deleted after its TTL: later lookups are 404", async () => {
+    const { body: tx } = await onramp({ ...base, amount: 5 });
+    await eventually(async () => {
+      const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
+      return r.status === 404 ? true : undefined;
+    }, 15_000);
+  });
+});
