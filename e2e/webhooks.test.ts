@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { OrderStatus, TransactionDto } from "@ramp/contracts";
-import { Events, TransactionDto as TransactionSchema, WebhookTestResultDto } from "@ramp/contracts";
-import { ensureStreams, publish } from "@ramp/runtime";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { OrderStatus, TransactionDto } from "@ramp/contracts";
+import { Events, Rpc, TransactionDto as TransactionSchema, WebhookTestResultDto } from "@ramp/contracts";
+import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 
@@ -103,27 +103,16 @@ function order(id: string, status: OrderStatus): TransactionDto {
 }
 
 let counter = 0;
-const newOrderId = () => `${Date.now().toString(16).padStart(16, "0")}${(++counter).toString(16).padStart(8, "0")}`;
+const newOrderId = () =>
+  `${Date.now().toString(16).padStart(16, "0")}${(++counter).toString(16).padStart(8, "0")}`;
 const SEQ: Record<OrderStatus, number> = { INIT: 1, PROCESSING: 2, COMPLETED: 3, ERROR: 3 };
 
-async function withStack(
-  env: Record<string, string>,
-  fn: (s: Stack, nc: NatsConnection) => Promise<void>,
-): Promise<void> {
-  const stack = await startStack({
-    services: ["pricing", "webhook-dispatcher", "gateway"],
-    serviceEnv: { "webhook-dispatcher": env },
-  });
-  const nc = await connect({ servers: stack.natsUrl });
-  try {
-    await fn(stack, nc);
-  } finally {
-    await nc.drain();
-    await stack.close();
-  }
-}
-
-async function emit(nc: NatsConnection, apiKeyId: string | null, o: TransactionDto, webhookURL: string | null) {
+async function emit(
+  nc: NatsConnection,
+  apiKeyId: string | null,
+  o: TransactionDto,
+  webhookURL: string | null,
+) {
   const { js } = await ensureStreams(nc);
   await publish(
     js,
@@ -133,17 +122,135 @@ async function emit(nc: NatsConnection, apiKeyId: string | null, o: TransactionD
   );
 }
 
-/** The API key id is not exposed over HTTP; the order events carry it, so tests use a fixed one. */
-async function keyWithSecret(stack: Stack, r: Receiver, apiKeyId: string): Promise<string> {
-  // The dispatcher serves config.get over NATS; ask it directly for this synthetic key.
-  const { callRpc } = await import("@ramp/runtime");
-  const { Rpc } = await import("@ramp/contracts");
-  const nc = await connect({ servers: stack.natsUrl });
-  try {
-    const cfg = await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId, body: { rampWebhookURL: r.url } });
-    r.setSecret(cfg.webhookSecret);
-    return cfg.webhookSecret;
-  } finally {
-    await nc.drain();
-  }
+/**
+ * Orders carry the API key id, which HTTP never shows; these tests publish order events themselves,
+ * so they configure a synthetic key id through the dispatcher's own subject.
+ */
+async function configureKey(nc: NatsConnection, apiKeyId: string, r: Receiver): Promise<void> {
+  const cfg = await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId, body: { rampWebhookURL: r.url } });
+  r.setSecret(cfg.webhookSecret);
 }
+
+const FAST = { WEBHOOK_RETRY_SCHEDULE: "0,1,1", WEBHOOK_POLL_MS: "100" };
+
+describe("deliveries of order status changes (spec §6)", () => {
+  let stack: Stack;
+  let nc: NatsConnection;
+  const receivers: Receiver[] = [];
+  const track = async (b?: Behaviour) => {
+    const r = await receiver(b);
+    receivers.push(r);
+    return r;
+  };
+  beforeAll(async () => {
+    stack = await startStack({
+      services: ["webhook-dispatcher"],
+      serviceEnv: { "webhook-dispatcher": FAST },
+    });
+    nc = await connect({ servers: stack.natsUrl });
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await stack?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  it("arrive signed, in order, with the body exactly the order", async () => {
+    const r = await track();
+    await configureKey(nc, "key-order", r);
+    const id = newOrderId();
+    for (const s of ["INIT", "PROCESSING", "COMPLETED"] as const)
+      await emit(nc, "key-order", order(id, s), null);
+    await eventually(async () => (r.got.length >= 3 ? true : undefined), 15_000);
+    await sleep(300);
+    expect(r.got.map((g) => g.body.status)).toEqual(["INIT", "PROCESSING", "COMPLETED"]);
+    for (const g of r.got) {
+      expect(g.verified).toBe(true);
+      expect(g.headers["content-type"]).toBe("application/json");
+      expect(g.raw.toString()).toBe(JSON.stringify(order(id, g.body.status)));
+    }
+  });
+
+  it("go to the order's webhookURL over the key's, unsigned when the order has no key", async () => {
+    const keyUrl = await track();
+    const own = await track();
+    await configureKey(nc, "key-own", keyUrl);
+    // Same key, same secret: the order's own URL is signed with it too.
+    own.setSecret((await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId: "key-own" })).webhookSecret);
+    const signedId = newOrderId();
+    const anonId = newOrderId();
+    await emit(nc, "key-own", order(signedId, "INIT"), own.url);
+    await emit(nc, null, order(anonId, "INIT"), own.url);
+    await eventually(async () => (own.got.length >= 2 ? true : undefined), 15_000);
+    const byId = new Map(own.got.map((g) => [g.body.id, g]));
+    expect(byId.get(signedId)?.verified).toBe(true);
+    expect(byId.get(anonId)?.verified).toBeNull();
+    expect(byId.get(anonId)?.headers["x-svc-signature"]).toBeUndefined();
+    expect(keyUrl.got).toHaveLength(0);
+  });
+
+  it("retry a failing receiver with a fresh timestamp each time until it succeeds", async () => {
+    const r = await track((n) => ({ status: n <= 2 ? 500 : 200 }));
+    await configureKey(nc, "key-retry", r);
+    const id = newOrderId();
+    await emit(nc, "key-retry", order(id, "INIT"), null);
+    await eventually(async () => (r.got.length >= 3 ? true : undefined), 20_000);
+    await sleep(1_500);
+    expect(r.got.map((g) => g.answered)).toEqual([500, 500, 200]);
+    expect(r.got.every((g) => g.verified === true)).toBe(true);
+    expect(new Set(r.got.map((g) => g.timestamp)).size).toBe(3);
+    const log = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: "key-retry", id, limit: 10 });
+    expect(log.map((a) => [a.attempt, a.statusCode, a.delivered])).toEqual([
+      [3, 200, true],
+      [2, 500, false],
+      [1, 500, false],
+    ]);
+    expect(log[1]?.error).toBe("Receiver answered 500");
+    expect(log[1]?.response).toBe("nope");
+  });
+
+  it("count a redirect as a failure and never follow it", async () => {
+    const target = await track();
+    const r = await track(() => ({ status: 302, location: `${target.url}/elsewhere` }));
+    await configureKey(nc, "key-302", r);
+    const id = newOrderId();
+    await emit(nc, "key-302", order(id, "INIT"), null);
+    await eventually(async () => (r.got.length >= 3 ? true : undefined), 20_000);
+    const log = await eventually(async () => {
+      const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: "key-302", id, limit: 10 });
+      return l.length === 3 ? l : undefined;
+    });
+    expect(log.every((a) => !a.delivered && a.error === "Redirect (302) not followed")).toBe(true);
+    expect(target.got).toHaveLength(0);
+  });
+
+  it("never deliver a stale status after a newer one succeeded", async () => {
+    const r = await track();
+    await configureKey(nc, "key-stale", r);
+    const id = newOrderId();
+    await emit(nc, "key-stale", order(id, "COMPLETED"), null);
+    await eventually(async () => (r.got.length >= 1 ? true : undefined), 15_000);
+    await emit(nc, "key-stale", order(id, "PROCESSING"), null);
+    await sleep(1_000);
+    expect(r.got.map((g) => g.body.status)).toEqual(["COMPLETED"]);
+  });
+
+  it("still deliver, exactly once, after the dispatcher is killed mid-retry", async () => {
+    let down = true;
+    const r = await track(() => ({ status: down ? 503 : 200 }));
+    await configureKey(nc, "key-kill", r);
+    const id = newOrderId();
+    await emit(nc, "key-kill", order(id, "INIT"), null);
+    await eventually(async () => (r.got.length >= 1 ? true : undefined), 15_000, 20);
+    await stack.stop("webhook-dispatcher");
+    const seenWhileDown = r.got.length;
+    down = false;
+    await sleep(1_500);
+    expect(r.got).toHaveLength(seenWhileDown);
+    await stack.start("webhook-dispatcher");
+    await eventually(async () => (r.got.some((g) => g.answered === 200) ? true : undefined), 20_000);
+    await sleep(2_000);
+    expect(r.got.filter((g) => g.answered === 200)).toHaveLength(1);
+    expect(r.got.every((g) => g.verified === true)).toBe(true);
+  });
+});

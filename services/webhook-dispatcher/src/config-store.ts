@@ -64,9 +64,6 @@ export function createConfigStore(db: Db, key: Buffer) {
   }
 
   return {
-    async ensureIndexes(): Promise<void> {
-      // _id is the only key; nothing else to index.
-    },
     /** The key's config, creating its secret on first read or use (spec §6). */
     async get(apiKeyId: string): Promise<WebhookConfigDto> {
       const existing = await configs.findOne({ _id: apiKeyId });

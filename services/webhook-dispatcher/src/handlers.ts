@@ -1,7 +1,11 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Rpc } from "@ramp/contracts";
+import { badRequest, notFound, Rpc } from "@ramp/contracts";
 import { type Logger, serveRpc } from "@ramp/runtime";
+import { ObjectId } from "mongodb";
+import { type AttemptContext, attemptDelivery, testResult } from "./attempt.ts";
 import type { ConfigStore } from "./config-store.ts";
+import type { DeliveriesStore } from "./deliveries-store.ts";
+import { samplePayment, sampleTransaction } from "./samples.ts";
 
 const QUEUE = "webhook-dispatcher";
 
@@ -9,24 +13,54 @@ export interface HandlerDeps {
   nc: NatsConnection;
   log: Logger;
   configs: ConfigStore;
+  deliveries: DeliveriesStore;
+  attempt: AttemptContext;
 }
 
 /** The request/reply side: config, test sends and the delivery log. */
-export function serveHandlers({ nc, log, configs }: HandlerDeps) {
+export function serveHandlers({ nc, log, configs, deliveries, attempt }: HandlerDeps) {
   return [
     serveRpc(nc, Rpc.webhookConfigGet, QUEUE, log, ({ apiKeyId }) => configs.get(apiKeyId)),
+
     serveRpc(nc, Rpc.webhookConfigUpdate, QUEUE, log, async ({ apiKeyId, body }, ctx) => {
       const updated = await configs.update(apiKeyId, body);
-      ctx.log.info(
-        {
-          apiKeyId,
-          fields: Object.keys(body),
-          ramp: !!updated.rampWebhookURL,
-          payment: !!updated.paymentWebhookURL,
-        },
-        "webhook config updated",
-      );
+      ctx.log.info({ apiKeyId, fields: Object.keys(body) }, "webhook config updated");
       return updated;
+    }),
+
+    // A signed sample sent synchronously; nothing but the attempt record is created (spec §4.10).
+    serveRpc(nc, Rpc.webhookTest, QUEUE, log, async ({ apiKeyId, type }) => {
+      const config = await configs.get(apiKeyId);
+      const field = type === "RAMP" ? "rampWebhookURL" : "paymentWebhookURL";
+      const url = config[field];
+      if (!url) throw badRequest(`No ${field} configured for this API key`);
+      const sample = type === "RAMP" ? sampleTransaction() : samplePayment();
+      const r = await attemptDelivery(attempt, apiKeyId, url, JSON.stringify(sample));
+      const deliveryId = `test_${new ObjectId().toHexString()}`;
+      await deliveries.recordAttempt(
+        { deliveryId, apiKeyId, type, subjectId: sample.id, url, attempt: 1 },
+        r,
+      );
+      return testResult(type, url, r);
+    }),
+
+    serveRpc(nc, Rpc.webhookDeliveries, QUEUE, log, ({ apiKeyId, id, limit }) =>
+      deliveries.listAttempts(apiKeyId, id, Math.min(Math.max(limit, 1), 200)),
+    ),
+
+    // Sends the stored body again now, freshly signed, whatever state the delivery is in.
+    serveRpc(nc, Rpc.webhookRedeliver, QUEUE, log, async ({ apiKeyId, deliveryId }, ctx) => {
+      const d = await deliveries.get(apiKeyId, deliveryId);
+      if (!d) throw notFound("Delivery not found");
+      const n = d.attemptsMade + 1;
+      const r = await attemptDelivery(attempt, d.apiKeyId, d.url, d.body);
+      await deliveries.recordAttempt(
+        { deliveryId: d._id, apiKeyId, type: d.type, subjectId: d.subjectId, url: d.url, attempt: n },
+        r,
+      );
+      if (r.delivered) await deliveries.markDelivered(d, n);
+      ctx.log.info({ deliveryId, delivered: r.delivered }, "manual redelivery");
+      return testResult(d.type, d.url, r);
     }),
   ];
 }

@@ -1,12 +1,42 @@
 import { bootService } from "@ramp/runtime";
+import type { AttemptContext } from "./attempt.ts";
 import { secretKeyOf, type WebhookDispatcherConfig } from "./config.ts";
 import { createConfigStore } from "./config-store.ts";
+import { createDeliveriesStore } from "./deliveries-store.ts";
+import { startIntake } from "./destinations.ts";
 import { serveHandlers } from "./handlers.ts";
+import { startScheduler } from "./scheduler.ts";
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
   return bootService("webhook-dispatcher", config, async ({ nc, db, log }) => {
     const configs = createConfigStore(db, secretKeyOf(config));
-    await configs.ensureIndexes();
-    return serveHandlers({ nc, log, configs });
+    const deliveries = createDeliveriesStore(db);
+    await deliveries.ensureIndexes();
+    const attempt: AttemptContext = {
+      configs,
+      headerPrefix: config.WEBHOOK_HEADER_PREFIX,
+      send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    };
+    const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+    const scheduler = startScheduler({
+      store: deliveries,
+      attempt,
+      log,
+      schedule,
+      concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
+      pollMs: Math.max(50, config.WEBHOOK_POLL_MS),
+      // Long enough that a live attempt (bounded by the timeout) never loses its lease.
+      leaseMs: config.WEBHOOK_TIMEOUT_MS + 30_000,
+    });
+    const intake = await startIntake({
+      nc,
+      log,
+      configs,
+      deliveries,
+      firstDelayMs: (schedule[0] ?? 0) * 1000,
+      onStored: () => scheduler.wake(),
+    });
+    // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts.
+    return [scheduler, ...serveHandlers({ nc, log, configs, deliveries, attempt }), ...intake];
   });
 }
