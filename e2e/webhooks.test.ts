@@ -3,7 +3,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { OrderStatus, TransactionDto } from "@ramp/contracts";
-import { Events, Rpc, TransactionDto as TransactionSchema, WebhookTestResultDto } from "@ramp/contracts";
+import {
+  Events,
+  PaymentDto as PaymentSchema,
+  Rpc,
+  TransactionDto as TransactionSchema,
+  WebhookTestResultDto,
+} from "@ramp/contracts";
 import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
@@ -105,7 +111,8 @@ function order(id: string, status: OrderStatus): TransactionDto {
 let counter = 0;
 const newOrderId = () =>
   `${Date.now().toString(16).padStart(16, "0")}${(++counter).toString(16).padStart(8, "0")}`;
-const SEQ: Record<OrderStatus, number> = { INIT: 1, PROCESSING: 2, COMPLETED: 3, ERROR: 3 };
+// As the orders service numbers them: INIT is 0, each transition adds one.
+const SEQ: Record<OrderStatus, number> = { INIT: 0, PROCESSING: 1, COMPLETED: 2, ERROR: 2 };
 
 async function emit(
   nc: NatsConnection,
@@ -252,5 +259,226 @@ describe("deliveries of order status changes (spec §6)", () => {
     await sleep(2_000);
     expect(r.got.filter((g) => g.answered === 200)).toHaveLength(1);
     expect(r.got.every((g) => g.verified === true)).toBe(true);
+  });
+});
+
+describe("payments, the delivery log and redelivery", () => {
+  let stack: Stack;
+  let nc: NatsConnection;
+  let r: Receiver;
+  beforeAll(async () => {
+    stack = await startStack({
+      services: ["webhook-dispatcher"],
+      serviceEnv: { "webhook-dispatcher": FAST },
+    });
+    nc = await connect({ servers: stack.natsUrl });
+    r = await receiver();
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await stack?.close();
+    await r?.close();
+  });
+
+  it("posts a settled payment, signed, to the key's paymentWebhookURL", async () => {
+    const cfg = await callRpc(nc, Rpc.webhookConfigUpdate, {
+      apiKeyId: "key-pay",
+      body: { paymentWebhookURL: `${r.url}/payments` },
+    });
+    r.setSecret(cfg.webhookSecret);
+    const payment = PaymentSchema.parse({
+      id: "66aa00000000000000000001",
+      status: "SUCCESSFUL",
+      method: "FIAT",
+      amount: 100,
+      fee: 1,
+      totalAmount: 101,
+      currency: "NGN",
+      chain: null,
+      mint: null,
+      reference: null,
+      createdAt: "2026-01-02T03:04:05.678Z",
+      expiresAt: "2026-01-05T03:04:05.678Z",
+      fiat: {
+        accountNumber: "9900000001",
+        accountName: "ACME",
+        bank: "Sandbox Bank",
+        amount: 101,
+        currency: "NGN",
+      },
+    });
+    const { js } = await ensureStreams(nc);
+    await publish(
+      js,
+      Events.paymentSettled,
+      { businessId: "b1", apiKeyId: "key-pay", payment },
+      `pay:${payment.id}`,
+    );
+    await eventually(async () => (r.got.length >= 1 ? true : undefined), 15_000);
+    expect(r.got[0]?.verified).toBe(true);
+    expect(r.got[0]?.raw.toString()).toBe(JSON.stringify(payment));
+  });
+
+  it("lists attempts newest first and redelivers with a fresh signature; another key gets 404", async () => {
+    const log = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: "key-pay", limit: 10 });
+    expect(log).toHaveLength(1);
+    const first = log[0]!;
+    expect(first).toMatchObject({ type: "PAYMENT", subjectId: "66aa00000000000000000001", delivered: true });
+    await sleep(1_100);
+    const again = await callRpc(nc, Rpc.webhookRedeliver, {
+      apiKeyId: "key-pay",
+      deliveryId: first.deliveryId,
+    });
+    expect(WebhookTestResultDto.parse(again)).toMatchObject({
+      delivered: true,
+      statusCode: 200,
+      error: null,
+    });
+    expect(r.got).toHaveLength(2);
+    expect(r.got[1]?.verified).toBe(true);
+    expect(r.got[1]?.raw.equals(r.got[0]!.raw)).toBe(true);
+    expect(r.got[1]?.timestamp).not.toBe(r.got[0]?.timestamp);
+    const after = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: "key-pay", limit: 10 });
+    expect(after.map((a) => a.attempt)).toEqual([2, 1]);
+    await expect(
+      callRpc(nc, Rpc.webhookRedeliver, { apiKeyId: "someone-else", deliveryId: first.deliveryId }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
+  let stack: Stack;
+  let nc: NatsConnection;
+  let r: Receiver;
+  beforeAll(async () => {
+    stack = await startStack({
+      services: ["webhook-dispatcher"],
+      serviceEnv: {
+        "webhook-dispatcher": { ...FAST, WEBHOOK_RETRY_SCHEDULE: "0", WEBHOOK_ALLOW_PRIVATE: "false" },
+      },
+    });
+    nc = await connect({ servers: stack.natsUrl });
+    r = await receiver();
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await stack?.close();
+    await r?.close();
+  });
+
+  it("refuses private targets, including names that resolve to them, with a readable error", async () => {
+    const port = new URL(r.url).port;
+    const cases = [
+      [r.url, "Refused: only https URLs are allowed"],
+      [`https://127.0.0.1:${port}/`, "Refused: 127.0.0.1 is not a public address"],
+      [`https://169.254.169.254/latest/meta-data`, "Refused: 169.254.169.254 is not a public address"],
+      [`https://localhost:${port}/`, /^Refused: localhost resolves to non-public address/],
+    ] as const;
+    for (const [i, [url, error]] of cases.entries()) {
+      const key = `key-ssrf-${i}`;
+      await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: key, body: { rampWebhookURL: url } });
+      const id = newOrderId();
+      await emit(nc, key, order(id, "INIT"), null);
+      const log = await eventually(async () => {
+        const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: key, id, limit: 5 });
+        return l.length === 1 ? l : undefined;
+      });
+      expect(log[0]).toMatchObject({ delivered: false, statusCode: null, url });
+      expect(log[0]?.error).toMatch(error);
+    }
+    expect(r.got).toHaveLength(0);
+  });
+});
+
+describe("webhook config and test sends through the gateway (spec §4.9, §4.10)", () => {
+  let stack: Stack;
+  let r: Receiver;
+  let failing: Receiver;
+  beforeAll(async () => {
+    stack = await startStack({ services: ["pricing", "webhook-dispatcher", "gateway"] });
+    r = await receiver();
+    failing = await receiver(() => ({ status: 500 }));
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await r?.close();
+    await failing?.close();
+  });
+
+  it("changes only the fields sent, clears with an empty string, keeps the secret stable", async () => {
+    const biz = await stack.createBusiness("Hooks");
+    expect(biz.webhookSecret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    const c = stack.client(biz.apiKey);
+    const a = await c.patch("/pub/v2/webhook", { rampWebhookURL: "https://ramp.example.com/hook" });
+    expect(a.status).toBe(200);
+    expect(a.body).toEqual({
+      rampWebhookURL: "https://ramp.example.com/hook",
+      paymentWebhookURL: null,
+      webhookSecret: biz.webhookSecret,
+    });
+    const b = await c.patch("/pub/v2/webhook", { paymentWebhookURL: "https://pay.example.com/hook" });
+    expect(b.body).toMatchObject({
+      rampWebhookURL: "https://ramp.example.com/hook",
+      paymentWebhookURL: "https://pay.example.com/hook",
+      webhookSecret: biz.webhookSecret,
+    });
+    const cleared = await c.patch("/pub/v2/webhook", { rampWebhookURL: "" });
+    expect(cleared.body).toEqual({
+      rampWebhookURL: null,
+      paymentWebhookURL: "https://pay.example.com/hook",
+      webhookSecret: biz.webhookSecret,
+    });
+  });
+
+  it("answers 400 for neither URL, an invalid URL, or an unknown property", async () => {
+    const biz = await stack.createBusiness("Bad hooks");
+    const c = stack.client(biz.apiKey);
+    const none = await c.patch("/pub/v2/webhook", {});
+    expect(none.status).toBe(400);
+    expect(none.body.error).toBe("Bad Request");
+    const bad = await c.patch("/pub/v2/webhook", { rampWebhookURL: "not a url" });
+    expect(bad.status).toBe(400);
+    expect(Array.isArray(bad.body.message)).toBe(true);
+    expect(bad.body.message.join(" ")).toMatch(/rampWebhookURL/);
+    const extra = await c.patch("/pub/v2/webhook", { rampWebhookURL: "https://x.example.com", foo: 1 });
+    expect(extra.status).toBe(400);
+  });
+
+  it("test send: 400 without a URL, delivered:false with the reason on a 500, delivered:true and verifiable otherwise", async () => {
+    const biz = await stack.createBusiness("Tester");
+    const c = stack.client(biz.apiKey);
+    const missing = await c.post("/pub/v2/webhook/test");
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toBe("No rampWebhookURL configured for this API key");
+    const noPay = await c.post("/pub/v2/webhook/test?type=PAYMENT");
+    expect(noPay.status).toBe(400);
+
+    await c.patch("/pub/v2/webhook", { rampWebhookURL: `${failing.url}/ramp` });
+    const fail = await c.post("/pub/v2/webhook/test");
+    expect(fail.status).toBe(200);
+    expect(WebhookTestResultDto.parse(fail.body)).toMatchObject({
+      delivered: false,
+      type: "RAMP",
+      statusCode: 500,
+      error: "Receiver answered 500",
+    });
+
+    r.setSecret(biz.webhookSecret);
+    await c.patch("/pub/v2/webhook", { rampWebhookURL: `${r.url}/ramp`, paymentWebhookURL: `${r.url}/pay` });
+    const ok = await c.post("/pub/v2/webhook/test");
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({
+      delivered: true,
+      type: "RAMP",
+      url: `${r.url}/ramp`,
+      statusCode: 200,
+      error: null,
+    });
+    const pay = await c.post("/pub/v2/webhook/test?type=PAYMENT");
+    expect(pay.body).toMatchObject({ delivered: true, type: "PAYMENT", url: `${r.url}/pay` });
+    expect(r.got).toHaveLength(2);
+    expect(r.got.every((g) => g.verified === true)).toBe(true);
+    expect(TransactionSchema.parse(r.got[0]?.body).status).toBe("COMPLETED");
+    expect(PaymentSchema.parse(r.got[1]?.body).status).toBe("SUCCESSFUL");
   });
 });

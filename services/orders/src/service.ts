@@ -1,11 +1,13 @@
 import { badRequest, Events, notFound, Rpc } from "@ramp/contracts";
 import { bootService, callRpc, consume, serveRpc, startOutboxSweeper } from "@ramp/runtime";
+import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
 import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
+import { createPayments } from "./payments/payments.ts";
 
 const QUEUE = "orders";
 
@@ -13,7 +15,8 @@ export async function startOrders(config: OrdersConfig) {
   return bootService("orders", config, async ({ nc, js, db, log }) => {
     const store = createOrdersStore({ db, js, log });
     await store.init();
-    const lifecycle = createLifecycle({ db, nc, store, log });
+    const payments = createPayments({ db, nc, js, log, config });
+    const lifecycle = createLifecycle({ db, nc, store, payments, log });
     const createDeps = { nc, store, config };
 
     const parts = [
@@ -57,16 +60,34 @@ export async function startOrders(config: OrdersConfig) {
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),
       startOutboxSweeper(js, store.collection, log),
-      startExpirySweeper({ nc, store, log, intervalMs: config.EXPIRY_SWEEP_MS }),
+      startExpirySweeper({ nc, store, payments, log, intervalMs: config.EXPIRY_SWEEP_MS }),
+      startOutboxSweeper(js, payments.collection, log),
     ];
 
     if (config.RAMP_SANDBOX) {
       parts.push(
         serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount }, ctx) => {
+          if (kind === "payment") {
+            const p = await payments.get(id, businessId);
+            if (!p) throw notFound("Payment not found");
+            if (p.status !== "AWAITING") throw badRequest(`Payment is ${p.status}, not awaiting funds`);
+            if (p.method === "FIAT")
+              return callRpc(
+                nc,
+                Rpc.sandboxFiatDeposit,
+                { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2) },
+                ctx.trace,
+              );
+            return callRpc(
+              nc,
+              Rpc.sandboxChainDeposit,
+              { chain: p.chain!, address: p.token!.address, mint: p.mint!, amount: p.totalAmount },
+              ctx.trace,
+            );
+          }
           const order = await store.getForBusiness(id, businessId);
           const expected = kind === "onramp" ? "ON_RAMP" : "OFF_RAMP";
-          if (!order || kind === "payment" || order.transactionType !== expected)
-            throw notFound("Transaction not found");
+          if (!order || order.transactionType !== expected) throw notFound("Transaction not found");
           if (order.status !== "INIT")
             throw badRequest(`Transaction is ${order.status}, not awaiting a deposit`);
           if (kind === "onramp") {

@@ -12,6 +12,7 @@ import {
 import { callRpc, isDuplicateKey, type Logger, outboxEntry, type TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { Db } from "mongodb";
+import type { Payments } from "../payments/payments.ts";
 import { quoteOfframp, quoteOnramp } from "../quotes/quotes.ts";
 import type { OrdersStore } from "./orders-store.ts";
 
@@ -19,6 +20,7 @@ export interface LifecycleDeps {
   db: Db;
   nc: NatsConnection;
   store: OrdersStore;
+  payments: Payments;
   log: Logger;
 }
 
@@ -55,7 +57,11 @@ export function createLifecycle(deps: LifecycleDeps) {
     async onFiatDeposit(ev: FiatDepositReceived, trace: TraceContext) {
       const id = `fiat:${ev.reference}`;
       const order = await store.get(ev.ref);
-      if (!order || order.transactionType !== "ON_RAMP") {
+      if (!order && (await deps.payments.onFunds(ev.ref, { amount: ev.fiatAmount }, trace))) {
+        await record({ _id: id, kind: "fiat", ref: ev.ref, orderId: null, outcome: "applied", detail: ev });
+        return;
+      }
+      if (order?.transactionType !== "ON_RAMP") {
         await record({ _id: id, kind: "fiat", ref: ev.ref, orderId: null, outcome: "unmatched", detail: ev });
         log.warn(
           { ref: ev.ref, reference: ev.reference },
@@ -130,6 +136,22 @@ export function createLifecycle(deps: LifecycleDeps) {
 
     async onChainDeposit(ev: DepositObserved, trace: TraceContext) {
       const id = `chain:${ev.chain}:${ev.txId}:${ev.index}`;
+      if (ev.purpose === "payment") {
+        const found = await deps.payments.onFunds(
+          ev.ref,
+          { amount: ev.amount, mint: ev.mint, chain: ev.chain },
+          trace,
+        );
+        await record({
+          _id: id,
+          kind: "chain",
+          ref: ev.ref,
+          orderId: null,
+          outcome: found ? "applied" : "unmatched",
+          detail: ev,
+        });
+        return;
+      }
       if (ev.purpose !== "offramp") {
         await record({
           _id: id,
@@ -146,7 +168,7 @@ export function createLifecycle(deps: LifecycleDeps) {
         return;
       }
       const order = await store.get(ev.ref);
-      if (!order || order.transactionType !== "OFF_RAMP") {
+      if (order?.transactionType !== "OFF_RAMP") {
         await record({
           _id: id,
           kind: "chain",
