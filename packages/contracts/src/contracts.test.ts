@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { isChainAddress, isChainMint, normalizeAddress } from "./addresses.ts";
+import { decimalPlaces } from "./decimals.ts";
+import { OfframpRequest, OnrampRequest } from "./http/transactions.ts";
+import { UpdateWebhookRequest } from "./http/webhooks.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { formatIssues } from "./validation.ts";
+
+const TON_EQ = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs";
+const TON_RAW = "0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe";
+
+describe("addresses", () => {
+  it("checks each chain's format", () => {
+    expect(isChainAddress("BASE", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")).toBe(true);
+    expect(isChainAddress("BASE", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")).toBe(false);
+    expect(isChainAddress("SOLANA", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")).toBe(true);
+    expect(isChainAddress("SOLANA", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")).toBe(false);
+    expect(isChainAddress("TON", TON_EQ)).toBe(true);
+    expect(isChainAddress("TON", TON_RAW)).toBe(true);
+    expect(isChainMint("TON", "TON")).toBe(true);
+    expect(isChainMint("SOLANA", "TON")).toBe(false);
+  });
+  it("normalises every TON spelling and EVM case to one form", () => {
+    expect(normalizeAddress("TON", TON_EQ)).toBe(TON_RAW);
+    expect(normalizeAddress("TON", TON_RAW)).toBe(TON_RAW);
+    expect(normalizeAddress("ETHEREUM", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913")).toBe(
+      "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    );
+  });
+});
+
+describe("request schemas and NestJS-style messages", () => {
+  const onramp = {
+    currency: "NGN",
+    chain: "BASE",
+    mint: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  };
+  it("requires exactly one of amount and fiatAmount", () => {
+    expect(OnrampRequest.safeParse({ ...onramp, amount: 1 }).success).toBe(true);
+    const both = OnrampRequest.safeParse({ ...onramp, amount: 1, fiatAmount: 2 });
+    expect(both.success || formatIssues(both.error.issues)).toEqual([
+      "exactly one of amount and fiatAmount must be given",
+    ]);
+    expect(OnrampRequest.safeParse(onramp).success).toBe(false);
+  });
+  it("names unknown properties and enum values", () => {
+    const r = OnrampRequest.safeParse({ ...onramp, currency: "EUR", amount: 1, foo: 1 });
+    expect(r.success || formatIssues(r.error.issues)).toEqual([
+      "currency must be one of the following values: NGN, GHS, TZS, KES, ZAR, USD",
+      "property foo should not exist",
+    ]);
+  });
+  it("defaults offramp chain to SOLANA and rejects an EVM mint there", () => {
+    const r = OfframpRequest.safeParse({
+      accountNumber: "1",
+      bankCode: "1",
+      currency: "NGN",
+      mint: onramp.mint,
+      amount: 1,
+    });
+    expect(r.success || formatIssues(r.error.issues)).toEqual(["mint must be a SOLANA token address"]);
+  });
+  it("webhook update: empty string clears, neither field is an error", () => {
+    expect(UpdateWebhookRequest.safeParse({ rampWebhookURL: "" }).success).toBe(true);
+    expect(UpdateWebhookRequest.safeParse({}).success).toBe(false);
+    expect(UpdateWebhookRequest.safeParse({ rampWebhookURL: "not a url" }).success).toBe(false);
+  });
+  it("counts decimals, exponent notation included", () => {
+    expect([decimalPlaces(1), decimalPlaces(1.25), decimalPlaces(1e-7)]).toEqual([0, 2, 7]);
+  });
+});
+
+describe("OpenAPI", () => {
+  it("describes every public route with version 2.0.0 and the api key scheme", () => {
+    const doc = buildOpenApiDocument();
+    expect(doc.info.version).toBe("2.0.0");
+    expect(Object.keys(doc.paths ?? {})).toEqual(
+      expect.arrayContaining([
+        "/pub/v2/rate",
+        "/pub/v2/onramp",
+        "/pub/v2/offramp",
+        "/pub/v2/transaction/{id}",
+      ]),
+    );
+    expect(doc.components?.securitySchemes?.apiKey).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "x-api-key",
+    });
+  });
+});
