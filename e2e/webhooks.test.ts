@@ -178,6 +178,16 @@ describe("deliveries of order status changes (spec §6)", () => {
     }
   });
 
+  it("arrive in order even when published newest first", async () => {
+    const r = await track();
+    await configureKey(nc, "key-reorder", r);
+    const id = newOrderId();
+    await emit(nc, "key-reorder", order(id, "PROCESSING"), null);
+    await emit(nc, "key-reorder", order(id, "INIT"), null);
+    await eventually(async () => (r.got.length >= 2 ? true : undefined), 15_000);
+    expect(r.got.map((g) => g.body.status)).toEqual(["INIT", "PROCESSING"]);
+  });
+
   it("go to the order's webhookURL over the key's, unsigned when the order has no key", async () => {
     const keyUrl = await track();
     const own = await track();

@@ -130,21 +130,29 @@ export function createDeliveriesStore(db: Db) {
 
     /**
      * Whether this delivery must wait: another one for the same order and URL is in flight (one at a
-     * time keeps the stale check above race-free), or an older one has not had its first try yet.
+     * time keeps the stale check above race-free), an older one has not had its first try yet, or,
+     * briefly after arrival, no older one is stored at all (statuses published back to back can be
+     * stored out of order by the parallel consumer).
      */
-    async mustWait(d: DeliveryDoc): Promise<boolean> {
+    async mustWait(d: DeliveryDoc, graceMs: number): Promise<boolean> {
       const now = new Date();
-      const hit = await deliveries.findOne(
+      const same = { subjectId: d.subjectId, url: d.url, _id: { $ne: d._id } };
+      const blocking = await deliveries.findOne(
         {
-          subjectId: d.subjectId,
-          url: d.url,
-          _id: { $ne: d._id },
+          ...same,
           status: "pending",
           $or: [{ leaseUntil: { $gt: now } }, { sequence: { $lt: d.sequence }, attemptsMade: 0 }],
         },
         { projection: { _id: 1 } },
       );
-      return hit !== null;
+      if (blocking) return true;
+      if (d.type !== "RAMP" || d.sequence === 0 || now.getTime() - d.createdAt.getTime() >= graceMs)
+        return false;
+      const older = await deliveries.findOne(
+        { ...same, sequence: { $lt: d.sequence } },
+        { projection: { _id: 1 } },
+      );
+      return older === null;
     },
 
     async get(apiKeyId: string, deliveryId: string): Promise<DeliveryDoc | null> {

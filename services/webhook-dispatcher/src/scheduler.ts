@@ -15,6 +15,8 @@ export interface SchedulerOptions {
 
 /** How long a delivery that must wait for its order's previous one is set aside. */
 const WAIT_MS = 150;
+/** How long a status waits for a predecessor that may still be on its way through the consumer. */
+const ORDER_GRACE_MS = 1_000;
 
 /**
  * Claims due deliveries from the database and sends them with bounded parallelism. The database,
@@ -35,7 +37,7 @@ export function startScheduler(o: SchedulerOptions) {
       log.info("stale status not delivered: a newer one already was");
       return;
     }
-    if (await o.store.mustWait(d)) {
+    if (await o.store.mustWait(d, ORDER_GRACE_MS)) {
       await o.store.release(d, WAIT_MS + Math.floor(Math.random() * WAIT_MS));
       return;
     }
