@@ -40,6 +40,8 @@ function findPnpm() {
 }
 
 const pnpm = findPnpm();
+// turbo and the scripts after us look pnpm up on PATH.
+process.env.PATH = `${join(root, ".tools", "node_modules", ".bin")}:${process.env.PATH ?? ""}`;
 const marker = join(root, "node_modules", ".modules.yaml");
 const lock = join(root, "pnpm-lock.yaml");
 if (!existsSync(marker) || statSync(lock).mtimeMs > statSync(marker).mtimeMs) {
