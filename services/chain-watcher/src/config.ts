@@ -1,7 +1,70 @@
-import { BaseConfig, loadConfig } from "@ramp/runtime";
-import type { z } from "zod";
+import { CHAINS, type Chain } from "@ramp/contracts";
+import { BaseConfig, envInt, loadConfig } from "@ramp/runtime";
+import { Mnemonic } from "ethers";
+import { z } from "zod";
+import { NETWORKS } from "./networks.ts";
 
-export const ChainWatcherConfig = BaseConfig.extend({});
+/**
+ * The well-known development mnemonic (Hardhat/Anvil's). Only ever used when RAMP_SANDBOX=true on a
+ * non-mainnet network: anything it holds is public knowledge.
+ */
+export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+
+type PerChain<P extends string, T extends z.ZodType> = { [K in Chain as `${P}_${K}`]: T };
+function perChain<P extends string, T extends z.ZodType>(prefix: P, schema: T): PerChain<P, T> {
+  return Object.fromEntries(CHAINS.map((c) => [`${prefix}_${c}`, schema])) as PerChain<P, T>;
+}
+
+const Decimal = z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal");
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v?.trim() ? v.trim() : undefined));
+const optionalInt = z.coerce.number().int().nonnegative().optional();
+
+export const ChainWatcherConfig = BaseConfig.extend({
+  CHAIN_NETWORK: z.enum(NETWORKS).default("local"),
+  /** Custody seed; required outside the sandbox, never logged. */
+  HD_MNEMONIC: optionalString,
+  ...perChain("RPC_URL", optionalString),
+  ...perChain("STABLECOIN", optionalString),
+  ...perChain("STABLECOIN_DECIMALS", optionalInt),
+  ...perChain("CONFIRMATIONS", optionalInt),
+  POLL_INTERVAL_MS: envInt(2_000),
+  /** Largest block range one eth_getLogs call covers. */
+  EVM_LOG_CHUNK_BLOCKS: envInt(2_000),
+  /** Blocks scanned back from the safe head when a chain has no cursor yet (first start). */
+  EVM_START_LOOKBACK_BLOCKS: envInt(1_000),
+  /** USD per SOL, for pricing Solana token-account rent (DESIGN §5). */
+  SOL_USD_PRICE: Decimal.default("150"),
+  /** Fixed USD prices of non-stablecoin tokens: `CHAIN:mint=price,...` (the documented PriceFeed table). */
+  TOKEN_USD_PRICES: z.string().default(""),
+  /** Sandbox only: USD price of any token neither the stablecoin nor in TOKEN_USD_PRICES. */
+  SANDBOX_TOKEN_USD_PRICE: Decimal.default("1"),
+  /** A transfer command delivered this many times without being prepared is failed for good. */
+  TRANSFER_MAX_ATTEMPTS: envInt(20),
+}).superRefine((cfg, ctx) => {
+  if (cfg.HD_MNEMONIC && !Mnemonic.isValidMnemonic(cfg.HD_MNEMONIC)) {
+    // The value itself is never echoed: it is a secret.
+    ctx.addIssue({ code: "custom", path: ["HD_MNEMONIC"], message: "is not a valid BIP-39 mnemonic" });
+  }
+  if (!cfg.HD_MNEMONIC && !cfg.RAMP_SANDBOX) {
+    ctx.addIssue({ code: "custom", path: ["HD_MNEMONIC"], message: "is required when RAMP_SANDBOX=false" });
+  }
+  if (cfg.CHAIN_NETWORK === "mainnet" && (cfg.HD_MNEMONIC ?? DEV_MNEMONIC) === DEV_MNEMONIC) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["HD_MNEMONIC"],
+      message: "the public dev mnemonic is refused on mainnet",
+    });
+  }
+});
 export type ChainWatcherConfig = z.infer<typeof ChainWatcherConfig>;
+
 export const loadChainWatcherConfig = (env: Record<string, string | undefined>) =>
   loadConfig(ChainWatcherConfig, env);
+
+/** The custody seed in force: the configured one, else (sandbox only, enforced above) the dev mnemonic. */
+export function custodyMnemonic(config: ChainWatcherConfig): string {
+  return config.HD_MNEMONIC ?? DEV_MNEMONIC;
+}

@@ -1,2 +1,3 @@
-export { ChainWatcherConfig, loadChainWatcherConfig } from "./config.ts";
+export { EVM_DEPOSIT_PATH, EVM_TREASURY_PATH, EvmKeyring } from "./chains/evm/hd.ts";
+export { ChainWatcherConfig, DEV_MNEMONIC, loadChainWatcherConfig } from "./config.ts";
 export { startChainWatcher } from "./service.ts";

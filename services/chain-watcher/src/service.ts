@@ -1,6 +1,103 @@
-import { bootService } from "@ramp/runtime";
-import type { ChainWatcherConfig } from "./config.ts";
+import { Commands, Rpc } from "@ramp/contracts";
+import { bootService, consume, type Stoppable, serveRpc } from "@ramp/runtime";
+import { createAllocationStore } from "./allocation/allocation-store.ts";
+import { createAllocator } from "./allocation/allocator.ts";
+import { resolveChainSettings } from "./chain-settings.ts";
+import { buildChainRegistry } from "./chains/registry.ts";
+import { type ChainWatcherConfig, custodyMnemonic } from "./config.ts";
+import { createDepositStore } from "./deposits/deposit-store.ts";
+import { createSandboxDeposit } from "./sandbox-deposit.ts";
+import { createPriceFeed, parsePriceTable } from "./tokens/price-feed.ts";
+import { createTokenInfo } from "./tokens/token-info.ts";
+import { createSendLock } from "./transfers/send-lock.ts";
+import { createTransferExecutor } from "./transfers/transfer-executor.ts";
+import { createTransferStore } from "./transfers/transfer-store.ts";
+import { startTransferTracker } from "./transfers/transfer-tracker.ts";
+import { createCursorStore } from "./watcher/cursor-store.ts";
+import { startPollLoop } from "./watcher/poll-loop.ts";
+
+const QUEUE = "chain-watcher";
+const TRANSFER_CONSUMER = "chain-watcher-transfers";
 
 export async function startChainWatcher(config: ChainWatcherConfig) {
-  return bootService("chain-watcher", config, async () => []);
+  const settings = resolveChainSettings(config);
+  const prices = createPriceFeed(
+    parsePriceTable(config.TOKEN_USD_PRICES),
+    config.RAMP_SANDBOX ? config.SANDBOX_TOKEN_USD_PRICE : undefined,
+  );
+  return bootService("chain-watcher", config, async ({ nc, js, db, log }) => {
+    const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
+    const allocations = createAllocationStore(db);
+    const deposits = createDepositStore(db, js, log);
+    const transfers = createTransferStore(db, js, log);
+    const cursors = createCursorStore(db);
+    await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
+
+    const withSendLock = createSendLock(db);
+    const executor = createTransferExecutor({
+      store: transfers,
+      registry,
+      withSendLock,
+      log,
+      maxAttempts: config.TRANSFER_MAX_ATTEMPTS,
+    });
+    const allocate = createAllocator(allocations, registry, log);
+    const tokenInfo = createTokenInfo({
+      settings: (chain) => settings[chain],
+      adapter: (chain) => registry.adapter(chain),
+      prices,
+      solUsdPrice: config.SOL_USD_PRICE,
+    });
+
+    const parts: Stoppable[] = [{ stop: async () => registry.stop() }];
+    parts.push(
+      deposits.startSweeper(config.POLL_INTERVAL_MS),
+      transfers.startSweeper(config.POLL_INTERVAL_MS),
+    );
+    for (const runtime of registry.all()) {
+      if (runtime.mode !== "rpc" || !runtime.adapter) continue;
+      parts.push(
+        startPollLoop({
+          chain: runtime.chain,
+          adapter: runtime.adapter,
+          allocations,
+          deposits,
+          cursors,
+          intervalMs: config.POLL_INTERVAL_MS,
+          log,
+        }),
+      );
+    }
+    parts.push(
+      startTransferTracker({
+        store: transfers,
+        registry,
+        executor,
+        withSendLock,
+        intervalMs: config.POLL_INTERVAL_MS,
+        log,
+      }),
+    );
+    parts.push(
+      await consume(nc, {
+        contract: Commands.chainTransfer,
+        durable: TRANSFER_CONSUMER,
+        log,
+        // Sends are serialised per chain anyway; a few in parallel lets chains proceed independently.
+        concurrency: 4,
+        maxDeliver: config.TRANSFER_MAX_ATTEMPTS + 5,
+        handler: (cmd, ctx) => executor.execute(cmd, ctx.msg.info.deliveryCount),
+      }),
+    );
+    parts.push(
+      serveRpc(nc, Rpc.addressAllocate, QUEUE, log, async (req) => ({ address: await allocate(req) })),
+      serveRpc(nc, Rpc.tokenInfo, QUEUE, log, tokenInfo),
+    );
+    if (config.RAMP_SANDBOX) {
+      parts.push(
+        serveRpc(nc, Rpc.sandboxChainDeposit, QUEUE, log, createSandboxDeposit(allocations, deposits)),
+      );
+    }
+    return parts;
+  });
 }

@@ -46,7 +46,12 @@ export interface ChainAdapter {
   /** Transfers to watched addresses with at least the configured confirmations, after `cursor`. */
   poll(cursor: string | null, watched: WatchedAddress[]): Promise<PollResult>;
   /** Signs (does not send) a transfer of `amount` of `mint` from the treasury to `recipient`. */
-  prepareTransfer(req: { requestId: string; mint: string; recipient: string; amount: string }): Promise<PreparedTransfer>;
+  prepareTransfer(req: {
+    requestId: string;
+    mint: string;
+    recipient: string;
+    amount: string;
+  }): Promise<PreparedTransfer>;
   /** Sends a prepared transaction; sending the same one twice is harmless. */
   broadcast(prepared: PreparedTransfer): Promise<void>;
   transferStatus(signature: string): Promise<TransferStatus>;

@@ -1,0 +1,93 @@
+import type { AddressPurpose, Chain, ChainFamily } from "@ramp/contracts";
+import { isDuplicateKey } from "@ramp/runtime";
+import type { Db } from "mongodb";
+
+/** One handed-out HD index (DESIGN §6). Written before the address is returned; never reused. */
+export interface AllocationDoc {
+  _id: string; // `${family}:${index}`
+  family: ChainFamily;
+  index: number;
+  chain: Chain;
+  purpose: AddressPurpose;
+  ref: string;
+  /** Normalised token addresses the allocation expects. */
+  mints: string[];
+  /** The address as derived and returned to the caller. */
+  address: string;
+  createdAt: Date;
+}
+
+/** The watch list: one entry per (chain, address), read by the poll loop and the sandbox deposit path. */
+export interface WatchDoc {
+  _id: string; // `${chain}:${normalised address}`
+  chain: Chain;
+  /** Normalised address (EVM checksummed, TON raw): how adapters report the receiver. */
+  key: string;
+  address: string;
+  mints: string[];
+  purpose: AddressPurpose;
+  ref: string;
+  allocationId: string;
+}
+
+interface CounterDoc {
+  _id: string;
+  next: number;
+}
+
+export function createAllocationStore(db: Db) {
+  const allocations = db.collection<AllocationDoc>("allocations");
+  const watches = db.collection<WatchDoc>("watch_list");
+  const counters = db.collection<CounterDoc>("hd_counters");
+  return {
+    allocations,
+    watches,
+    async ensureIndexes(): Promise<void> {
+      await allocations.createIndex({ purpose: 1, ref: 1 }, { unique: true });
+      await allocations.createIndex({ family: 1, index: 1 }, { unique: true });
+      await watches.createIndex({ chain: 1 });
+    },
+    /** Reserves the family's next HD index; a reserved index is never handed out again, used or not. */
+    async reserveIndex(family: ChainFamily): Promise<number> {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const doc = await counters.findOneAndUpdate(
+            { _id: family },
+            { $inc: { next: 1 } },
+            { upsert: true, returnDocument: "after" },
+          );
+          if (!doc) throw new Error(`HD counter for ${family} did not return`);
+          return doc.next - 1;
+        } catch (err) {
+          // Two first-ever upserts race to create the counter; the loser simply increments it.
+          if (!isDuplicateKey(err) || attempt >= 3) throw err;
+        }
+      }
+    },
+    findByRef: (purpose: AddressPurpose, ref: string) => allocations.findOne({ purpose, ref }),
+    insert: (doc: AllocationDoc) => allocations.insertOne(doc),
+    addMints: (id: string, mints: string[]) =>
+      allocations.updateOne({ _id: id }, { $addToSet: { mints: { $each: mints } } }),
+    /** Idempotent: re-run after a crash between allocation and watch registration repairs the list. */
+    async watch(a: AllocationDoc, key: string): Promise<void> {
+      await watches.updateOne(
+        { _id: `${a.chain}:${key}` },
+        {
+          $setOnInsert: {
+            chain: a.chain,
+            key,
+            address: a.address,
+            purpose: a.purpose,
+            ref: a.ref,
+            allocationId: a._id,
+          },
+          $addToSet: { mints: { $each: a.mints } },
+        },
+        { upsert: true },
+      );
+    },
+    watchedOn: (chain: Chain) => watches.find({ chain }).toArray(),
+    findWatch: (chain: Chain, key: string) => watches.findOne({ _id: `${chain}:${key}` }),
+  };
+}
+export type AllocationStore = ReturnType<typeof createAllocationStore>;

@@ -1,0 +1,84 @@
+import {
+  type AddressPurpose,
+  AppError,
+  badRequest,
+  type Chain,
+  chainFamily,
+  isChainMint,
+  normalizeAddress,
+} from "@ramp/contracts";
+import { isDuplicateKey, type Logger } from "@ramp/runtime";
+import type { ChainRegistry } from "../chains/registry.ts";
+import type { AllocationDoc, AllocationStore } from "./allocation-store.ts";
+
+const MAX_INDEX_ATTEMPTS = 20;
+
+export interface AllocateRequest {
+  chain: Chain;
+  purpose: AddressPurpose;
+  ref: string;
+  mints: string[];
+}
+
+/**
+ * Hands out deposit addresses. Idempotent per {purpose, ref}: the same ref always gets the same
+ * address (new mints are added to what it watches). The allocation is stored before the address is
+ * returned, and HD indexes come from a per-family counter, so no index is ever issued twice.
+ */
+export function createAllocator(store: AllocationStore, registry: ChainRegistry, log: Logger) {
+  async function existing(doc: AllocationDoc, req: AllocateRequest, mints: string[]): Promise<string> {
+    if (doc.chain !== req.chain) {
+      throw new AppError("CONFLICT", `ref ${req.ref} already has an address on ${doc.chain}`);
+    }
+    const added = mints.filter((m) => !doc.mints.includes(m));
+    if (added.length > 0) await store.addMints(doc._id, added);
+    await store.watch({ ...doc, mints: [...doc.mints, ...added] }, normalizeAddress(doc.chain, doc.address));
+    return doc.address;
+  }
+
+  return async function allocate(req: AllocateRequest): Promise<string> {
+    const invalid = req.mints.filter((m) => !isChainMint(req.chain, m));
+    if (invalid.length > 0) badRequestFor(req.chain, invalid);
+    const mints = [...new Set(req.mints.map((m) => normalizeAddress(req.chain, m)))];
+    const found = await store.findByRef(req.purpose, req.ref);
+    if (found) return existing(found, req, mints);
+
+    const family = chainFamily(req.chain);
+    // Fails with 503 before an index is reserved when the chain cannot derive addresses here.
+    registry.adapter(req.chain);
+    for (let attempt = 1; ; attempt++) {
+      const index = await store.reserveIndex(family);
+      const address = await registry.derive(req.chain, index);
+      const doc: AllocationDoc = {
+        _id: `${family}:${index}`,
+        family,
+        index,
+        chain: req.chain,
+        purpose: req.purpose,
+        ref: req.ref,
+        mints,
+        address,
+        createdAt: new Date(),
+      };
+      try {
+        await store.insert(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // A concurrent call for the same ref won: its address is the answer (our index stays burnt).
+        const winner = await store.findByRef(req.purpose, req.ref);
+        if (winner) return existing(winner, req, mints);
+        // The index itself was taken: the unique {family, index} is the real guard, because not every
+        // MongoDB-wire database applies concurrent $inc atomically. Take the next one.
+        if (attempt >= MAX_INDEX_ATTEMPTS) throw err;
+        continue;
+      }
+      await store.watch(doc, normalizeAddress(req.chain, address));
+      log.info({ chain: req.chain, purpose: req.purpose, ref: req.ref, index, address }, "address allocated");
+      return address;
+    }
+  };
+}
+
+function badRequestFor(chain: Chain, invalid: string[]): never {
+  throw badRequest(invalid.map((m) => `mint ${m} is not a token address on ${chain}`));
+}

@@ -1,0 +1,43 @@
+import {
+  CHAINS,
+  type Chain,
+  type ChainFamily,
+  chainFamily,
+  isChainMint,
+  normalizeAddress,
+} from "@ramp/contracts";
+import { ConfigError } from "@ramp/runtime";
+import type { ChainWatcherConfig } from "./config.ts";
+import { NETWORK_DEFAULTS, type StablecoinDefault } from "./networks.ts";
+
+/** One chain's effective settings: network defaults with the per-chain environment overrides applied. */
+export interface ChainSettings {
+  chain: Chain;
+  family: ChainFamily;
+  /** Undefined on `local` unless RPC_URL_<CHAIN> is set: the chain then runs on the sandbox adapter. */
+  rpcUrl: string | undefined;
+  /** The settlement stablecoin, address normalised; undefined when the network has none configured. */
+  stablecoin: StablecoinDefault | undefined;
+  confirmations: number;
+}
+
+export function resolveChainSettings(config: ChainWatcherConfig): Record<Chain, ChainSettings> {
+  const out = {} as Record<Chain, ChainSettings>;
+  for (const chain of CHAINS) {
+    const defaults = NETWORK_DEFAULTS[config.CHAIN_NETWORK][chain];
+    const stableAddress = config[`STABLECOIN_${chain}`] ?? defaults.stablecoin?.address;
+    if (stableAddress !== undefined && !isChainMint(chain, stableAddress)) {
+      throw new ConfigError(`STABLECOIN_${chain}: not a token address on ${chain}`);
+    }
+    const decimals = config[`STABLECOIN_DECIMALS_${chain}`] ?? defaults.stablecoin?.decimals ?? 6;
+    out[chain] = {
+      chain,
+      family: chainFamily(chain),
+      // Only the environment may point a local chain at an RPC endpoint.
+      rpcUrl: config[`RPC_URL_${chain}`] ?? (config.CHAIN_NETWORK === "local" ? undefined : defaults.rpcUrl),
+      stablecoin: stableAddress ? { address: normalizeAddress(chain, stableAddress), decimals } : undefined,
+      confirmations: Math.max(1, config[`CONFIRMATIONS_${chain}`] ?? defaults.confirmations),
+    };
+  }
+  return out;
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { DEV_MNEMONIC } from "../../config.ts";
+import { EvmKeyring } from "./hd.ts";
+
+describe("EvmKeyring", () => {
+  const keyring = new EvmKeyring(DEV_MNEMONIC);
+
+  it("derives the standard vector for m/44'/60'/0'/0/i", () => {
+    expect(keyring.depositAddress(0)).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    expect(keyring.depositAddress(1)).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+  });
+
+  it("is deterministic across instances", () => {
+    const other = new EvmKeyring(DEV_MNEMONIC);
+    expect(other.depositAddress(42)).toBe(keyring.depositAddress(42));
+  });
+
+  it("keeps the treasury outside every deposit index", () => {
+    const deposits = new Set(Array.from({ length: 20 }, (_, i) => keyring.depositAddress(i)));
+    expect(deposits.has(keyring.treasuryAddress)).toBe(false);
+  });
+
+  it("refuses indexes outside the non-hardened range", () => {
+    expect(() => keyring.depositAddress(-1)).toThrow(RangeError);
+    expect(() => keyring.depositAddress(2 ** 31)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,140 @@
+import { CHAINS, type Chain, unavailable } from "@ramp/contracts";
+import type { Logger } from "@ramp/runtime";
+import type { ChainSettings } from "../chain-settings.ts";
+import type { ChainWatcherConfig } from "../config.ts";
+import type { ChainAdapter } from "./adapter.ts";
+import { EvmAdapter } from "./evm/evm-adapter.ts";
+import { EvmKeyring } from "./evm/hd.ts";
+import { type AsyncDeriver, loadFamilyAdapter, loadFamilyDeriver } from "./family-modules.ts";
+import { SandboxAdapter } from "./sandbox/sandbox-adapter.ts";
+
+export type ChainMode = "rpc" | "sandbox" | "unavailable";
+
+/** One chain as this process runs it: its settings, its adapter (if any) and its address derivation. */
+export interface ChainRuntime {
+  chain: Chain;
+  settings: ChainSettings;
+  mode: ChainMode;
+  adapter: ChainAdapter | undefined;
+  /** Why the chain cannot serve requests (mode "unavailable"); shown in 503 replies and at start-up. */
+  reason: string | undefined;
+  deriveAddress: AsyncDeriver | undefined;
+}
+
+export interface ChainRegistry {
+  get(chain: Chain): ChainRuntime;
+  /** The adapter, or 503 UNAVAILABLE naming why the chain is not served. */
+  adapter(chain: Chain): ChainAdapter;
+  derive(chain: Chain, index: number): Promise<string>;
+  all(): ChainRuntime[];
+  stop(): void;
+}
+
+const unavailableRuntime = (settings: ChainSettings, reason: string): ChainRuntime => ({
+  chain: settings.chain,
+  settings,
+  mode: "unavailable",
+  adapter: undefined,
+  reason,
+  deriveAddress: undefined,
+});
+
+/**
+ * Picks each chain's adapter: an RPC URL → the family's real adapter; none and RAMP_SANDBOX → the
+ * sandbox adapter (no network); otherwise the chain is unavailable (503 on use, never a fake address).
+ */
+export async function buildChainRegistry(
+  config: ChainWatcherConfig,
+  settings: Record<Chain, ChainSettings>,
+  mnemonic: string,
+  log: Logger,
+): Promise<ChainRegistry> {
+  const keyring = new EvmKeyring(mnemonic);
+  const runtimes = new Map<Chain, ChainRuntime>();
+  for (const chain of CHAINS) {
+    const s = settings[chain];
+    runtimes.set(chain, await buildOne(config, s, mnemonic, keyring));
+  }
+  for (const r of runtimes.values()) {
+    const treasury =
+      r.adapter && "treasuryAddress" in r.adapter && typeof r.adapter.treasuryAddress === "string"
+        ? r.adapter.treasuryAddress
+        : undefined;
+    log.info({ chain: r.chain, mode: r.mode, reason: r.reason, treasury }, "chain configured");
+  }
+  const get = (chain: Chain) => runtimes.get(chain)!;
+  return {
+    get,
+    adapter(chain) {
+      const r = get(chain);
+      if (!r.adapter) throw unavailable(`${chain} is not available: ${r.reason}`);
+      return r.adapter;
+    },
+    async derive(chain, index) {
+      const r = get(chain);
+      if (!r.deriveAddress) throw unavailable(`${chain} is not available: ${r.reason}`);
+      return r.deriveAddress(index);
+    },
+    all: () => [...runtimes.values()],
+    stop() {
+      for (const r of runtimes.values()) if (r.adapter instanceof EvmAdapter) r.adapter.destroy();
+    },
+  };
+}
+
+async function buildOne(
+  config: ChainWatcherConfig,
+  s: ChainSettings,
+  mnemonic: string,
+  keyring: EvmKeyring,
+): Promise<ChainRuntime> {
+  const base = { chain: s.chain, settings: s, reason: undefined };
+  if (s.family === "evm") {
+    const deriveAddress = async (i: number) => keyring.depositAddress(i);
+    if (s.rpcUrl) {
+      const adapter = new EvmAdapter({
+        chain: s.chain,
+        rpcUrl: s.rpcUrl,
+        keyring,
+        confirmations: s.confirmations,
+        stablecoin: s.stablecoin?.address,
+        logChunkBlocks: config.EVM_LOG_CHUNK_BLOCKS,
+        startLookbackBlocks: config.EVM_START_LOOKBACK_BLOCKS,
+      });
+      return { ...base, mode: "rpc", adapter, deriveAddress };
+    }
+    if (!config.RAMP_SANDBOX) return unavailableRuntime(s, `RPC_URL_${s.chain} is not set`);
+    const adapter = new SandboxAdapter({
+      chain: s.chain,
+      derive: (i) => keyring.depositAddress(i),
+      stablecoin: s.stablecoin,
+    });
+    return { ...base, mode: "sandbox", adapter, deriveAddress };
+  }
+
+  const family = s.family;
+  const deriveAddress = await loadFamilyDeriver(family, mnemonic);
+  if (!deriveAddress) return unavailableRuntime(s, `${family} address derivation is not installed`);
+  if (s.rpcUrl) {
+    const adapter = await loadFamilyAdapter(family, {
+      chain: s.chain,
+      rpc: s.rpcUrl,
+      rpcUrl: s.rpcUrl,
+      mnemonic,
+      confirmations: s.confirmations,
+      stablecoin: s.stablecoin?.address,
+    });
+    if (!adapter) return unavailableRuntime(s, `${family} chain adapter is not installed`);
+    return { ...base, mode: "rpc", adapter, deriveAddress };
+  }
+  if (!config.RAMP_SANDBOX) return unavailableRuntime(s, `RPC_URL_${s.chain} is not set`);
+  const adapter = new SandboxAdapter({
+    chain: s.chain,
+    // Allocation goes through the registry's async deriveAddress; the adapter's sync one is unused here.
+    derive: () => {
+      throw new Error(`${family} sandbox derivation is asynchronous; use the registry`);
+    },
+    stablecoin: s.stablecoin,
+  });
+  return { ...base, mode: "sandbox", adapter, deriveAddress };
+}

@@ -1,0 +1,64 @@
+import {
+  badRequest,
+  type Chain,
+  isChainAddress,
+  isChainMint,
+  normalizeAddress,
+  type Rpc,
+  unavailable,
+} from "@ramp/contracts";
+import { Decimal } from "decimal.js";
+import { isError } from "ethers";
+import type { z } from "zod";
+import type { ChainSettings } from "../chain-settings.ts";
+import type { ChainAdapter } from "../chains/adapter.ts";
+import type { PriceFeed } from "./price-feed.ts";
+
+type TokenInfoRequest = z.infer<typeof Rpc.tokenInfo.request>;
+type TokenInfo = z.infer<typeof Rpc.tokenInfo.response>;
+
+/** Whether `mint` is the chain's settlement stablecoin, whatever its spelling (case, checksum, TON form). */
+export function isSettlementStablecoin(settings: ChainSettings, mint: string): boolean {
+  if (!settings.stablecoin || !isChainMint(settings.chain, mint)) return false;
+  return normalizeAddress(settings.chain, mint) === settings.stablecoin.address;
+}
+
+/** Setup costs are charged in USD to the cent's fraction, rounded up so the rent is always covered. */
+const USD_DP = 6;
+
+export interface TokenInfoDeps {
+  settings: (chain: Chain) => ChainSettings;
+  adapter: (chain: Chain) => ChainAdapter;
+  prices: PriceFeed;
+  solUsdPrice: string;
+}
+
+export function createTokenInfo(deps: TokenInfoDeps) {
+  return async function tokenInfo(req: TokenInfoRequest): Promise<TokenInfo> {
+    const { chain, mint, recipient } = req;
+    if (!isChainMint(chain, mint)) throw badRequest(`mint must be a token address on ${chain}`);
+    if (recipient !== undefined && !isChainAddress(chain, recipient)) {
+      throw badRequest(`recipient must be an address on ${chain}`);
+    }
+    const settings = deps.settings(chain);
+    const adapter = deps.adapter(chain);
+    const stablecoin = isSettlementStablecoin(settings, mint);
+    const usdPrice = stablecoin ? "1" : deps.prices.usdPrice(chain, mint);
+    if (usdPrice === undefined) throw unavailable(`No USD price for ${mint} on ${chain}`);
+    const decimals = await adapter.tokenDecimals(mint).catch((err: unknown) => {
+      if (isError(err, "CALL_EXCEPTION") || isError(err, "BAD_DATA")) {
+        throw badRequest(`mint ${mint} is not a token on ${chain}`);
+      }
+      throw unavailable(`${chain} is unavailable`);
+    });
+    let setupCostUsd = "0";
+    if (recipient !== undefined) {
+      const cost = new Decimal(await adapter.recipientSetupCost(recipient, mint));
+      // Only Solana has a setup cost, and it is in SOL (DESIGN §5).
+      if (!cost.isZero() && chain === "SOLANA") {
+        setupCostUsd = cost.mul(deps.solUsdPrice).toDecimalPlaces(USD_DP, Decimal.ROUND_UP).toFixed();
+      }
+    }
+    return { decimals, stablecoin, usdPrice, setupCostUsd };
+  };
+}

@@ -1,0 +1,106 @@
+import type { TransferCommand } from "@ramp/contracts";
+import { isDuplicateKey, type Logger } from "@ramp/runtime";
+import { TransferRejected } from "../chains/errors.ts";
+import type { ChainRegistry } from "../chains/registry.ts";
+import type { SendLock } from "./send-lock.ts";
+import type { TransferDoc, TransferStore } from "./transfer-store.ts";
+
+/** A "preparing" claim older than this belongs to a run that died before signing. */
+const STALE_CLAIM_MS = 60_000;
+
+export interface TransferExecutorDeps {
+  store: TransferStore;
+  registry: ChainRegistry;
+  withSendLock: SendLock;
+  log: Logger;
+  maxAttempts: number;
+}
+
+/**
+ * Executes Commands.chainTransfer at most once per requestId: claim → sign → store the signed bytes →
+ * broadcast. Confirmation is the tracker's job, so the command is acknowledged once the transaction is
+ * safely stored (and, normally, sent).
+ */
+export function createTransferExecutor(deps: TransferExecutorDeps) {
+  const { store, registry, log } = deps;
+
+  /** Sends (again) a stored transaction; the same bytes, hence the same hash, so never a second transfer. */
+  async function rebroadcast(doc: TransferDoc): Promise<void> {
+    if (!doc.signature || !doc.raw) return;
+    try {
+      await registry.adapter(doc.chain).broadcast({ signature: doc.signature, raw: doc.raw });
+      await store.markSent(doc._id);
+    } catch (err) {
+      if (err instanceof TransferRejected) {
+        await store.finish(doc._id, ["broadcasting"], {
+          status: "FAILED",
+          signature: doc.signature,
+          reason: err.message,
+        });
+        return;
+      }
+      throw err;
+    }
+  }
+
+  async function execute(cmd: TransferCommand, attempt: number): Promise<void> {
+    const adapter = registry.adapter(cmd.chain);
+    await deps.withSendLock(cmd.chain, async () => {
+      let doc = await store.get(cmd.requestId);
+      if (!doc) {
+        try {
+          await store.claim(cmd);
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+          doc = await store.get(cmd.requestId);
+        }
+      }
+      if (doc && doc.status !== "preparing") {
+        // Redelivery or a second command with the same requestId: nothing more to do here.
+        if (doc.outbox.length > 0) await store.flush(doc._id);
+        return;
+      }
+      if (doc && !(await store.reclaim(cmd.requestId, new Date(Date.now() - STALE_CLAIM_MS)))) {
+        throw new Error(`transfer ${cmd.requestId} is being prepared by another run`);
+      }
+      // Earlier transactions must be in the node's pool first, or the pending nonce would repeat.
+      for (const pending of await store.broadcasting(cmd.chain))
+        if (!pending.sent) await rebroadcast(pending);
+
+      let prepared: Awaited<ReturnType<typeof adapter.prepareTransfer>>;
+      try {
+        prepared = await adapter.prepareTransfer(cmd);
+      } catch (err) {
+        const permanent = err instanceof TransferRejected;
+        if (!permanent && attempt < deps.maxAttempts) throw err;
+        const reason = permanent ? err.message : `transfer could not be prepared after ${attempt} attempts`;
+        log.warn({ requestId: cmd.requestId, chain: cmd.chain, reason }, "transfer failed");
+        await store.finish(cmd.requestId, ["preparing"], { status: "FAILED", signature: "", reason });
+        return;
+      }
+      await store.markPrepared(cmd.requestId, prepared);
+      log.info(
+        { requestId: cmd.requestId, chain: cmd.chain, signature: prepared.signature },
+        "transfer signed",
+      );
+      try {
+        await adapter.broadcast(prepared);
+        await store.markSent(cmd.requestId);
+      } catch (err) {
+        if (err instanceof TransferRejected) {
+          await store.finish(cmd.requestId, ["broadcasting"], {
+            status: "FAILED",
+            signature: prepared.signature,
+            reason: err.message,
+          });
+          return;
+        }
+        // Stored: the tracker re-sends the same bytes; no reason to redeliver the command.
+        log.warn({ err, requestId: cmd.requestId }, "broadcast failed; will re-send the stored transaction");
+      }
+    });
+  }
+
+  return { execute, rebroadcast };
+}
+export type TransferExecutor = ReturnType<typeof createTransferExecutor>;

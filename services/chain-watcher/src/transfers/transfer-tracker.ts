@@ -1,0 +1,74 @@
+import type { Logger } from "@ramp/runtime";
+import type { ChainRegistry } from "../chains/registry.ts";
+import type { SendLock } from "./send-lock.ts";
+import type { TransferExecutor } from "./transfer-executor.ts";
+import type { TransferDoc, TransferStore } from "./transfer-store.ts";
+
+/** A sent transaction still unconfirmed after this long is sent again, in case a node dropped it. */
+const REBROADCAST_AFTER_MS = 30_000;
+
+/**
+ * Follows every "broadcasting" transfer to confirmed or failed and publishes its TransferResult.
+ * At start-up it first re-sends every stored transaction (a crash may have hit before or during the
+ * broadcast); the bytes are the stored ones, so the chain sees the same hash, never a second transfer.
+ */
+export function startTransferTracker(deps: {
+  store: TransferStore;
+  registry: ChainRegistry;
+  executor: TransferExecutor;
+  withSendLock: SendLock;
+  intervalMs: number;
+  log: Logger;
+}): { stop(): Promise<void> } {
+  const { store, registry, executor, log } = deps;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let first = true;
+
+  async function follow(doc: TransferDoc, resend: boolean): Promise<void> {
+    const runtime = registry.get(doc.chain);
+    if (!runtime.adapter || !doc.signature) return;
+    const stale = !doc.lastBroadcastAt || Date.now() - doc.lastBroadcastAt.getTime() > REBROADCAST_AFTER_MS;
+    if (resend || !doc.sent || stale) {
+      await deps.withSendLock(doc.chain, () => executor.rebroadcast(doc));
+    }
+    const status = await runtime.adapter.transferStatus(doc.signature);
+    if (status === "pending") return;
+    const done = await store.finish(
+      doc._id,
+      ["broadcasting"],
+      status === "confirmed"
+        ? { status: "CONFIRMED", signature: doc.signature, reason: null }
+        : { status: "FAILED", signature: doc.signature, reason: "transaction failed on chain (reverted)" },
+    );
+    if (done) log.info({ requestId: doc._id, chain: doc.chain, status }, "transfer finished");
+  }
+
+  async function tick(): Promise<void> {
+    const resend = first;
+    first = false;
+    for (const doc of await store.broadcasting()) {
+      if (stopped) return;
+      await follow(doc, resend).catch((err) =>
+        log.warn({ err, requestId: doc._id }, "transfer tracking failed; will retry"),
+      );
+    }
+  }
+
+  let running: Promise<void> = Promise.resolve();
+  const loop = () => {
+    running = tick()
+      .catch((err) => log.warn({ err }, "transfer tracker failed"))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, deps.intervalMs);
+      });
+  };
+  loop();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from "node:crypto";
+import { jetstream } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { STREAMS, type StreamContract } from "@ramp/contracts";
+import { type RunningProcess, startNats } from "@ramp/devinfra";
+import { ensureStreams, type Stoppable } from "@ramp/runtime";
+import { inject } from "vitest";
+import type { z } from "zod";
+import { loadChainWatcherConfig, startChainWatcher } from "../../src/index.ts";
+
+export type Env = Record<string, string | undefined>;
+
+/** A NATS server of this test file's own and a fresh database name; chain-watcher instances on top. */
+export async function startHarness(baseEnv: Env = {}) {
+  let nats: RunningProcess | undefined;
+  let natsUrl = inject("natsUrl");
+  if (!natsUrl) {
+    nats = await startNats(inject("natsBin"), inject("testDataDir"));
+    natsUrl = nats.url;
+  }
+  const nc = await connect({ servers: natsUrl });
+  await ensureStreams(nc);
+  const database = `t${randomBytes(4).toString("hex")}_chain_watcher`;
+  const env: Env = {
+    NATS_URL: natsUrl,
+    MONGODB_URI: inject("mongoUrl"),
+    MONGODB_DATABASE: database,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    RAMP_SANDBOX: "true",
+    POLL_INTERVAL_MS: "200",
+    ...baseEnv,
+  };
+  const running = new Set<Stoppable>();
+  return {
+    nc,
+    env,
+    async startWatcher(extra: Env = {}): Promise<Stoppable> {
+      const svc = await startChainWatcher(loadChainWatcherConfig({ ...env, ...extra }));
+      running.add(svc);
+      return {
+        async stop() {
+          running.delete(svc);
+          await svc.stop();
+        },
+      };
+    },
+    async close() {
+      for (const svc of running) await svc.stop();
+      await nc.drain().catch(() => undefined);
+      await nats?.stop();
+    },
+  };
+}
+export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+export interface Received<T> {
+  msgId: string | undefined;
+  payload: T;
+}
+
+/** Everything published on one subject since the stream began, via an ordered (ephemeral) consumer. */
+export async function collect<C extends StreamContract>(nc: NatsConnection, contract: C) {
+  const js = jetstream(nc);
+  const stream = contract.stream === STREAMS.events.name ? STREAMS.events.name : STREAMS.commands.name;
+  const consumer = await js.consumers.get(stream, { filter_subjects: [contract.subject] });
+  const messages = await consumer.consume();
+  const received: Received<z.infer<C["payload"]>>[] = [];
+  const loop = (async () => {
+    for await (const m of messages) {
+      received.push({ msgId: m.headers?.get("Nats-Msg-Id"), payload: contract.payload.parse(m.json()) });
+    }
+  })();
+  return {
+    received,
+    async close() {
+      await messages.close();
+      await loop;
+    },
+  };
+}
+
+/** Polls until `check` returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
