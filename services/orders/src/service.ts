@@ -7,7 +7,7 @@ import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
-import { createPayments } from "./payments/payments.ts";
+import { createPayments, paymentDto } from "./payments/payments.ts";
 
 const QUEUE = "orders";
 
@@ -34,6 +34,16 @@ export async function startOrders(config: OrdersConfig) {
         const order = await store.getForBusiness(id, businessId);
         if (!order) throw notFound("Transaction not found");
         return toDto(order);
+      }),
+      serveRpc(nc, Rpc.paymentCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
+        const payment = await payments.create({ businessId, apiKeyId }, body, ctx.trace);
+        ctx.log.info({ paymentId: payment.id, method: payment.method }, "payment opened");
+        return payment;
+      }),
+      serveRpc(nc, Rpc.paymentGet, QUEUE, log, async ({ businessId, id }) => {
+        const payment = await payments.get(id, businessId);
+        if (!payment) throw notFound("Payment not found");
+        return paymentDto(payment);
       }),
       await consume(nc, {
         contract: Events.fiatDepositReceived,
