@@ -7,6 +7,7 @@ import { ensureStreams, type Stoppable } from "@ramp/runtime";
 import { inject } from "vitest";
 import type { z } from "zod";
 import { loadChainWatcherConfig, startChainWatcher } from "../../src/index.ts";
+import "./provided-context.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -67,7 +68,10 @@ export async function collect<C extends StreamContract>(nc: NatsConnection, cont
   const received: Received<z.infer<C["payload"]>>[] = [];
   const loop = (async () => {
     for await (const m of messages) {
-      received.push({ msgId: m.headers?.get("Nats-Msg-Id"), payload: contract.payload.parse(m.json()) });
+      received.push({
+        msgId: m.headers?.get("Nats-Msg-Id"),
+        payload: contract.payload.parse(m.json()) as z.infer<C["payload"]>,
+      });
     }
   })();
   return {
