@@ -1,6 +1,10 @@
-import { BankAccountDto, BankDto, isChainAddress } from "@ramp/contracts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "./support/stack.ts";
+import { connect } from "@nats-io/transport-node";
+import { BankAccountDto, BankDto, isChainAddress, Rpc } from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { eventually, type Stack, startStack } from "./support/stack.ts";
+import { SOL_USDC } from "./support/tokens.ts";
 
 let stack: Stack;
 let a: { apiKey: string };
@@ -107,5 +111,45 @@ describe("bank accounts (spec §4.3, §4.4)", () => {
     );
     const neither = await stack.client(a.apiKey).get("/pub/v2/bank-account");
     expect(neither.status).toBe(400);
+  });
+});
+
+describe("USDC landing on a bank account's address (DESIGN §6)", () => {
+  it("is paid out to that account as a COMPLETED OFF_RAMP order of the registrant", async () => {
+    await stack.setRate("NGN", 1650, 1600);
+    const reg = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000017", accountNumber: "3333333333" });
+    // Through chain-watcher's observation path, as the Solana watcher would report it.
+    const nc = await connect({ servers: stack.natsUrl });
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "SOLANA",
+      address: reg.body.address,
+      mint: SOL_USDC,
+      amount: "25",
+    });
+    await nc.close();
+    const mongo = await MongoClient.connect(inject("mongoUrl"));
+    try {
+      const orders = mongo.db(`t${stack.id}_orders`).collection("orders");
+      const order = await eventually(
+        async () => (await orders.findOne({ address: reg.body.address })) ?? undefined,
+      );
+      const done = await eventually(async () => {
+        const r = await stack.client(a.apiKey).get(`/pub/v2/transaction/${order._id.toHexString()}`);
+        return r.body.status === "COMPLETED" ? r.body : undefined;
+      });
+      expect(done).toMatchObject({
+        transactionType: "OFF_RAMP",
+        chain: "SOLANA",
+        amount: 25,
+        fiatAmount: 40000,
+        accountNumber: "3333333333",
+        currency: "NGN",
+      });
+      expect((await stack.client(b.apiKey).get(`/pub/v2/transaction/${done.id}`)).status).toBe(404);
+    } finally {
+      await mongo.close();
+    }
   });
 });

@@ -47,3 +47,13 @@ export const WebhookType = z.enum(WEBHOOK_TYPES);
 export type WebhookType = z.infer<typeof WebhookType>;
 
 export const COUNTRIES = ["NG", "GH", "KE", "TZ", "ZA"] as const;
+export type Country = (typeof COUNTRIES)[number];
+
+/** The currency a bank account of each supported country is paid out in. */
+export const COUNTRY_CURRENCY: Record<Country, Currency> = {
+  NG: "NGN",
+  GH: "GHS",
+  KE: "KES",
+  TZ: "TZS",
+  ZA: "ZAR",
+};

@@ -38,6 +38,9 @@ export type VirtualAccount = z.infer<typeof VirtualAccount>;
 
 export const BankAccountRecord = BankAccountDto.extend({
   bankCode: z.string(),
+  /** Payout currency, from the bank's country. */
+  currency: Currency,
+  /** Every business that registered it, first registrant first. */
   businessIds: z.array(z.string()),
 });
 export type BankAccountRecord = z.infer<typeof BankAccountRecord>;

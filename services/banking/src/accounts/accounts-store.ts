@@ -1,10 +1,11 @@
-import type { BankAccountRecord } from "@ramp/contracts";
+import type { BankAccountRecord, Currency } from "@ramp/contracts";
 import { isDuplicateKey } from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
 
 interface BankAccountDoc {
   _id: ObjectId;
   bankCode: string;
+  currency: Currency;
   bankName: string;
   accountNumber: string;
   accountName: string;
@@ -20,6 +21,7 @@ const toRecord = (d: BankAccountDoc): BankAccountRecord => ({
   bank: d.bankName,
   address: d.address,
   bankCode: d.bankCode,
+  currency: d.currency,
   businessIds: d.businessIds,
 });
 

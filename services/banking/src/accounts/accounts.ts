@@ -4,6 +4,9 @@ import {
   type BankAccountRecord,
   type BankDto,
   badRequest,
+  COUNTRY_CURRENCY,
+  type Country,
+  type Currency,
   notFound,
 } from "@ramp/contracts";
 import { type BankRail, RailTimeoutError, withTimeout } from "../rails/bank-rail.ts";
@@ -34,7 +37,7 @@ export async function resolveAccount(
   deps: Pick<AccountsDeps, "rail" | "banks" | "enquiryTimeoutMs">,
   bankCode: string,
   accountNumber: string,
-): Promise<{ bankName: string; accountName: string }> {
+): Promise<{ bankName: string; accountName: string; currency: Currency }> {
   const bank = deps.banks.find((b) => b.code === bankCode);
   if (!bank) throw notFound(bankNotFound(bankCode));
   let answer: { accountName: string } | null;
@@ -46,7 +49,11 @@ export async function resolveAccount(
     throw err;
   }
   if (!answer) throw badRequest(ACCOUNT_NOT_RESOLVED);
-  return { bankName: bank.name, accountName: answer.accountName };
+  return {
+    bankName: bank.name,
+    accountName: answer.accountName,
+    currency: COUNTRY_CURRENCY[bank.country as Country] ?? "USD",
+  };
 }
 
 /**
@@ -59,7 +66,7 @@ export async function registerAccount(
 ): Promise<BankAccountDto> {
   const existing = await deps.store.findByBankAndNumber(req.bankCode, req.accountNumber);
   if (existing) return toDto(await deps.store.link(existing.id, req.businessId));
-  let resolved: { bankName: string; accountName: string };
+  let resolved: Awaited<ReturnType<typeof resolveAccount>>;
   try {
     resolved = await resolveAccount(deps, req.bankCode, req.accountNumber);
   } catch (err) {
@@ -72,6 +79,7 @@ export async function registerAccount(
     {
       bankCode: req.bankCode,
       bankName: resolved.bankName,
+      currency: resolved.currency,
       accountNumber: req.accountNumber,
       accountName: resolved.accountName,
       address,

@@ -27,10 +27,11 @@ interface Caller {
 
 const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
 
-function baseDoc(
-  caller: Caller,
+export function baseDoc(
+  caller: { businessId: string; apiKeyId: string | null },
   chain: Chain,
   mint: string,
+  id: ObjectId = new ObjectId(),
 ): Omit<
   OrderDoc,
   | "transactionType"
@@ -44,7 +45,7 @@ function baseDoc(
   | "setupCostUsd"
 > {
   return {
-    _id: new ObjectId(),
+    _id: id,
     businessId: caller.businessId,
     apiKeyId: caller.apiKeyId,
     status: "INIT",
@@ -70,7 +71,7 @@ function baseDoc(
   };
 }
 
-const quoteFields = (q: Quote) => ({
+export const quoteFields = (q: Quote) => ({
   amount: q.amount.toString(),
   fiatAmount: q.fiatAmount.toFixed(2),
   usdcAmount: q.usdcAmount.toString(),
