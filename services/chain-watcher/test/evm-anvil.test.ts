@@ -1,10 +1,10 @@
 import { jetstream } from "@nats-io/jetstream";
 import { Commands, Events, Rpc } from "@ramp/contracts";
+import { type Anvil, deployTestUsdc, startAnvil } from "@ramp/devinfra/anvil";
 import { callRpc, publish, type Stoppable } from "@ramp/runtime";
 import { Contract, NonceManager, parseEther, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
-import { type Anvil, deployTestUsdc, startAnvil } from "./support/anvil.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
 
 const TOKEN_ABI = [

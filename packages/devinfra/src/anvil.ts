@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, waitForPort } from "@ramp/devinfra";
 import { ContractFactory, HDNodeWallet, JsonRpcProvider, type Signer, Wallet } from "ethers";
 import solc from "solc";
+import { freePort, waitForPort } from "./processes.ts";
 
 const require = createRequire(import.meta.url);
 
