@@ -18,5 +18,6 @@ if (!process.env.NATS_URL) ensureNatsServer(TOOLS_DIR);
 if (!process.env.MONGODB_URI && !findMongod()) ensureFerretDb(TOOLS_DIR);
 
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);
+step("typecheck (root scripts)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json"]);
 step("lint", "pnpm", ["exec", "biome", "check", "--error-on-warnings", "."]);
 step("tests", "pnpm", ["exec", "vitest", "run", ...process.argv.slice(2)]);
