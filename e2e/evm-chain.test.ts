@@ -1,0 +1,156 @@
+import { DEV_MNEMONIC, EvmKeyring } from "@ramp/chain-watcher";
+import { type Anvil, deployTestUsdc, startAnvil } from "@ramp/devinfra/anvil";
+import { Contract, NonceManager, parseEther, parseUnits } from "ethers";
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { eventually, type Stack, startStack } from "./support/stack.ts";
+
+/**
+ * Issues 3 and 4 end to end on a real local EVM chain: an ERC-20 with 6 decimals deployed here is the
+ * settlement stablecoin of BASE (offramp) and ETHEREUM (onramp), both served by the same anvil.
+ */
+const TOKEN_ABI = [
+  "function transfer(address to, uint256 value) returns (bool)",
+  "function mint(address to, uint256 value)",
+  "function balanceOf(address owner) view returns (uint256)",
+];
+const treasury = new EvmKeyring(DEV_MNEMONIC).treasuryAddress;
+
+let anvil: Anvil;
+let stack: Stack;
+let token: Contract;
+let tokenAddress: string;
+let payer: NonceManager;
+let miner: NodeJS.Timeout;
+let biz: { apiKey: string };
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  const deployer = new NonceManager(anvil.account(0));
+  payer = new NonceManager(anvil.account(1));
+  tokenAddress = await (await deployTestUsdc(deployer)).getAddress();
+  token = new Contract(tokenAddress, TOKEN_ABI, deployer);
+  await (await token.getFunction("mint")(await payer.getAddress(), parseUnits("1000", 6))).wait();
+  await (await token.getFunction("mint")(treasury, parseUnits("1000", 6))).wait();
+  await anvil.provider.send("anvil_setBalance", [treasury, `0x${parseEther("10").toString(16)}`]);
+  const chainEnv = {
+    RPC_URL_BASE: anvil.url,
+    STABLECOIN_BASE: tokenAddress,
+    CONFIRMATIONS_BASE: "2",
+    RPC_URL_ETHEREUM: anvil.url,
+    STABLECOIN_ETHEREUM: tokenAddress,
+    CONFIRMATIONS_ETHEREUM: "2",
+    POLL_INTERVAL_MS: "150",
+  };
+  stack = await startStack({ serviceEnv: { "chain-watcher": chainEnv } });
+  await stack.setRate("NGN", 1650, 1600);
+  biz = await stack.createBusiness("EVM Co");
+  // A block every 200 ms, so confirmation depths are reached while the tests wait.
+  miner = setInterval(() => void anvil.mine(1).catch(() => undefined), 200);
+}, 180_000);
+
+afterAll(async () => {
+  clearInterval(miner);
+  await stack?.close();
+  await anvil?.stop();
+});
+
+const balanceOf = async (address: string): Promise<bigint> => token.getFunction("balanceOf")(address);
+const pay = async (to: string, amount: string) => {
+  const tx = await (token.connect(payer) as Contract).getFunction("transfer")(to, parseUnits(amount, 6));
+  return (await tx.wait()).hash as string;
+};
+const status = (id: string, wanted: string, timeoutMs = 30_000) =>
+  eventually(async () => {
+    const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${id}`);
+    return r.body.status === wanted ? r.body : undefined;
+  }, timeoutMs);
+
+async function fundsFor(orderId: string): Promise<number> {
+  const client = await MongoClient.connect(inject("mongoUrl"));
+  try {
+    return await client.db(`t${stack.id}_orders`).collection("received_funds").countDocuments({ orderId });
+  } finally {
+    await client.close();
+  }
+}
+
+describe("offramp on BASE (issue 3)", () => {
+  const body = () => ({
+    accountNumber: "0123456789",
+    bankCode: "000013",
+    currency: "NGN",
+    chain: "BASE",
+    mint: tokenAddress,
+    amount: 12.5,
+  });
+
+  it("a transfer to the returned address completes the order", async () => {
+    const { body: tx } = await stack.client(biz.apiKey).post("/pub/v2/offramp", body());
+    expect(tx.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const hash = await pay(tx.address, "12.5");
+    const done = await status(tx.id, "COMPLETED");
+    expect(done).toMatchObject({
+      signature: hash,
+      sender: await payer.getAddress(),
+      amount: 12.5,
+      fiatAmount: 20000,
+    });
+  });
+
+  it("the same with an 888… account ends in ERROR", async () => {
+    const { body: tx } = await stack
+      .client(biz.apiKey)
+      .post("/pub/v2/offramp", { ...body(), accountNumber: "8881234567" });
+    await pay(tx.address, "12.5");
+    await status(tx.id, "ERROR");
+  });
+
+  it("chain-watcher killed between the transfer and its confirmation: credited once after restart", async () => {
+    const { body: tx } = await stack.client(biz.apiKey).post("/pub/v2/offramp", body());
+    clearInterval(miner);
+    await stack.stop("chain-watcher");
+    await pay(tx.address, "12.5");
+    await stack.start("chain-watcher");
+    miner = setInterval(() => void anvil.mine(1).catch(() => undefined), 200);
+    await status(tx.id, "COMPLETED");
+    // Give a duplicate the time it would need to show up, then count.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await fundsFor(tx.id)).toBe(1);
+  });
+});
+
+describe("onramp on ETHEREUM (issue 4)", () => {
+  const recipient = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  const body = { currency: "NGN", chain: "ETHEREUM", mint: "", recipient, amount: 7.25 };
+
+  it("the fiat deposit delivers exactly `amount` from the treasury; the order completes with that tx hash", async () => {
+    const before = await balanceOf(recipient);
+    const { body: tx } = await stack
+      .client(biz.apiKey)
+      .post("/pub/v2/onramp", { ...body, mint: tokenAddress });
+    expect(tx.status).toBe("INIT");
+    await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {});
+    const done = await status(tx.id, "COMPLETED");
+    expect((await balanceOf(recipient)) - before).toBe(parseUnits("7.25", 6));
+    const receipt = await anvil.provider.getTransactionReceipt(done.signature);
+    expect(receipt?.status).toBe(1);
+    expect(receipt?.to?.toLowerCase()).toBe(tokenAddress.toLowerCase());
+  });
+
+  it("chain-watcher killed between PROCESSING and delivery: exactly one transfer after restart", async () => {
+    const before = await balanceOf(recipient);
+    const nonceBefore = await anvil.provider.getTransactionCount(treasury);
+    const { body: tx } = await stack
+      .client(biz.apiKey)
+      .post("/pub/v2/onramp", { ...body, mint: tokenAddress });
+    await stack.stop("chain-watcher");
+    await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {});
+    await status(tx.id, "PROCESSING");
+    await stack.start("chain-watcher");
+    await status(tx.id, "COMPLETED");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await balanceOf(recipient)) - before).toBe(parseUnits("7.25", 6));
+    expect(await anvil.provider.getTransactionCount(treasury)).toBe(nonceBefore + 1);
+  });
+});
