@@ -1,12 +1,18 @@
 import { ErrorBody } from "@ramp/contracts";
+import { freePort } from "@ramp/devinfra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
+let pricingHealthPort: number;
 beforeAll(async () => {
+  pricingHealthPort = await freePort();
   stack = await startStack({
     services: ["pricing", "banking", "webhook-dispatcher", "gateway"],
-    serviceEnv: { gateway: { RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "5" } },
+    serviceEnv: {
+      gateway: { RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "5" },
+      pricing: { HEALTH_PORT: String(pricingHealthPort) },
+    },
   });
 });
 afterAll(async () => stack?.close());
@@ -91,5 +97,20 @@ describe("HTTP surface", () => {
     });
     expect(Number(limited[0]?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((await stack.client(quiet.apiKey).get("/pub/v2/bank?code=000013")).status).toBe(200);
+  });
+});
+
+describe("operations", () => {
+  it("each service exposes health, readiness and Prometheus metrics on its HEALTH_PORT", async () => {
+    const biz = await stack.createBusiness("Metrics");
+    await stack.client(biz.apiKey).get("/pub/v2/rate?currency=NGN");
+    const base = `http://127.0.0.1:${pricingHealthPort}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ready" });
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toMatch(
+      /ramp_rpc_requests_total\{service="pricing",subject="ramp\.pricing\.rates\.get",outcome="(OK|NOT_FOUND)"\} \d+/,
+    );
+    expect(text).toMatch(/ramp_http_requests_total\{method="GET",route="\/pub\/v2\/rate",status="\d+"\}/);
   });
 });

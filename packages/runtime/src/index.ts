@@ -2,6 +2,7 @@ export * from "./config.ts";
 export * from "./health.ts";
 export * from "./jetstream.ts";
 export * from "./logger.ts";
+export * from "./metrics.ts";
 export * from "./mongo.ts";
 export * from "./outbox.ts";
 export * from "./rpc.ts";

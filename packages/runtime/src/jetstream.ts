@@ -11,6 +11,7 @@ import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
 import type { Logger } from "./logger.ts";
+import { messagesHandled } from "./metrics.ts";
 import { fromHeaders, type TraceContext, toHeaders } from "./trace.ts";
 
 export interface JetStreamHandles {
@@ -112,6 +113,9 @@ export async function consume<C extends StreamContract>(
   const messages = await consumer.consume({ max_messages: concurrency * 2 });
   const inflight = new Set<Promise<void>>();
 
+  const service = String(opts.log.bindings().service ?? "unknown");
+  const count = (outcome: "ack" | "retry" | "term") =>
+    messagesHandled.inc({ service, subject: opts.contract.subject, outcome });
   const handleOne = async (msg: JsMsg) => {
     const trace = fromHeaders(msg.headers);
     const log = opts.log.child({ requestId: trace.requestId, subject: msg.subject, seq: msg.seq });
@@ -121,15 +125,18 @@ export async function consume<C extends StreamContract>(
     } catch (err) {
       log.error({ err }, "message does not match its contract; terminated");
       msg.term("invalid payload");
+      count("term");
       return;
     }
     try {
       await opts.handler(payload, { trace, log, msg });
       msg.ack();
+      count("ack");
     } catch (err) {
       if (err instanceof PermanentFailure) {
         log.error({ err: err.message }, "message failed permanently; terminated");
         msg.term(err.message);
+        count("term");
         return;
       }
       const attempt = msg.info.deliveryCount;
@@ -140,6 +147,7 @@ export async function consume<C extends StreamContract>(
         last ? "message dead-lettered" : "message will be retried",
       );
       msg.nak(delay);
+      count("retry");
     }
   };
 

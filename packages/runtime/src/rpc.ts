@@ -8,6 +8,7 @@ import {
 import { AppError, formatIssues, type RpcContract, RpcReply } from "@ramp/contracts";
 import type { z } from "zod";
 import type { Logger } from "./logger.ts";
+import { rpcDuration, rpcRequests } from "./metrics.ts";
 import { fromHeaders, type TraceContext, toHeaders } from "./trace.ts";
 
 export const RPC_TIMEOUT_MS = 10_000;
@@ -43,6 +44,7 @@ export function serveRpc<C extends RpcContract>(
   const handle = async (msg: Msg) => {
     const trace = fromHeaders(msg.headers);
     const child = log.child({ requestId: trace.requestId, subject: contract.subject });
+    const timer = rpcDuration.startTimer({ service: queue, subject: contract.subject });
     let reply: RpcReply;
     try {
       const raw: unknown = JSON.parse(new TextDecoder().decode(msg.data));
@@ -58,6 +60,12 @@ export function serveRpc<C extends RpcContract>(
         reply = { ok: false, error: { code: "INTERNAL", message: "Internal error" } };
       }
     }
+    timer();
+    rpcRequests.inc({
+      service: queue,
+      subject: contract.subject,
+      outcome: reply.ok ? "OK" : reply.error.code,
+    });
     msg.respond(encode(reply));
   };
   const loop = (async () => {

@@ -1,9 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buildOpenApiDocument } from "@ramp/contracts";
-import { healthHandler, type Logger, newTraceContext } from "@ramp/runtime";
+import { healthHandler, httpDuration, httpRequests, type Logger, newTraceContext } from "@ramp/runtime";
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
+import { routePath } from "hono/route";
 import type { KeyStore } from "./auth/api-keys.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -30,13 +31,13 @@ function requestContext(log: Logger) {
     c.header("x-request-id", trace.requestId);
     const started = performance.now();
     await next();
+    const seconds = (performance.now() - started) / 1000;
+    // The matched pattern, not the path: ids must not become label values.
+    const route = routePath(c, -1);
+    httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    httpDuration.observe({ method: c.req.method, route }, seconds);
     c.var.log.info(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-      },
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) },
       "request",
     );
   });

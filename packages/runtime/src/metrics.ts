@@ -1,0 +1,45 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+/**
+ * One Prometheus registry per process. Services started in-process (tests) share it, which is why
+ * every metric carries the `service` label rather than relying on one process per service.
+ */
+export const metrics = new Registry();
+collectDefaultMetrics({ register: metrics });
+
+export const rpcRequests = new Counter({
+  name: "ramp_rpc_requests_total",
+  help: "Request/reply calls answered, by subject and outcome code",
+  labelNames: ["service", "subject", "outcome"] as const,
+  registers: [metrics],
+});
+
+export const rpcDuration = new Histogram({
+  name: "ramp_rpc_duration_seconds",
+  help: "Time to answer a request/reply call",
+  labelNames: ["service", "subject"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metrics],
+});
+
+export const messagesHandled = new Counter({
+  name: "ramp_messages_total",
+  help: "JetStream messages handled, by subject and outcome (ack, retry, term)",
+  labelNames: ["service", "subject", "outcome"] as const,
+  registers: [metrics],
+});
+
+export const httpRequests = new Counter({
+  name: "ramp_http_requests_total",
+  help: "HTTP requests served by the gateway",
+  labelNames: ["method", "route", "status"] as const,
+  registers: [metrics],
+});
+
+export const httpDuration = new Histogram({
+  name: "ramp_http_request_duration_seconds",
+  help: "HTTP request latency at the gateway",
+  labelNames: ["method", "route"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metrics],
+});
