@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const NATS_MODULE = "github.com/nats-io/nats-server/v2@v2.15.2";
-/** v1.24.2 is what we asked for, but the Go proxy here refuses it (403); v1.24.0 is the same line. */
+/** Tried in order; v1.24.0 is a fallback should the proxy stop serving v1.24.2. */
 export const FERRET_VERSIONS = ["v1.24.2", "v1.24.0"];
 
 function onPath(bin: string): string | undefined {
@@ -47,8 +47,9 @@ export function findMongod(): string | undefined {
 
 /**
  * FerretDB 1.x with its SQLite backend, built from the module source. `go install …@version` fails on
- * this proxy (its module list answers 403), so the source is fetched with `go mod download` and built
- * in a scratch copy, with the version file the build expects.
+ * this machine's proxy (it reads the module's version list for deprecations, and that list answers
+ * 403), so the exact version is fetched with `go mod download` and built in a scratch copy, with the
+ * version file the build expects (normally generated from git).
  */
 export function ensureFerretDb(toolsDir: string): string {
   const fromPath = onPath("ferretdb");
