@@ -1,5 +1,5 @@
 import { DEV_MNEMONIC, EvmKeyring } from "@ramp/chain-watcher";
-import { type Anvil, deployTestUsdc, startAnvil } from "@ramp/devinfra/anvil";
+import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
 import { Contract, NonceManager, parseEther, parseUnits } from "ethers";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -9,11 +9,6 @@ import { eventually, type Stack, startStack } from "./support/stack.ts";
  * Issues 3 and 4 end to end on a real local EVM chain: an ERC-20 with 6 decimals deployed here is the
  * settlement stablecoin of BASE (offramp) and ETHEREUM (onramp), both served by the same anvil.
  */
-const TOKEN_ABI = [
-  "function transfer(address to, uint256 value) returns (bool)",
-  "function mint(address to, uint256 value)",
-  "function balanceOf(address owner) view returns (uint256)",
-];
 const treasury = new EvmKeyring(DEV_MNEMONIC).treasuryAddress;
 
 let anvil: Anvil;
@@ -29,7 +24,7 @@ beforeAll(async () => {
   const deployer = new NonceManager(anvil.account(0));
   payer = new NonceManager(anvil.account(1));
   tokenAddress = await (await deployTestUsdc(deployer)).getAddress();
-  token = new Contract(tokenAddress, TOKEN_ABI, deployer);
+  token = new Contract(tokenAddress, TEST_USDC_ABI, deployer);
   await (await token.getFunction("mint")(await payer.getAddress(), parseUnits("1000", 6))).wait();
   await (await token.getFunction("mint")(treasury, parseUnits("1000", 6))).wait();
   await anvil.provider.send("anvil_setBalance", [treasury, `0x${parseEther("10").toString(16)}`]);

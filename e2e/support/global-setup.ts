@@ -10,16 +10,8 @@ import {
   startMongod,
   TOOLS_DIR,
 } from "@ramp/devinfra";
+import type {} from "@ramp/devinfra/testing";
 import type { TestProject } from "vitest/node";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    mongoUrl: string;
-    natsBin: string;
-    natsUrl: string;
-    testDataDir: string;
-  }
-}
 
 const stops: Array<() => Promise<unknown>> = [];
 

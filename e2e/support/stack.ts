@@ -149,22 +149,4 @@ export async function startStack(opts: StackOptions = {}) {
 }
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
-/** Polls until `check` returns a value (not undefined) or the time runs out. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-  stepMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
-}
+export { eventually } from "@ramp/devinfra/testing";

@@ -73,6 +73,13 @@ export async function startAnvil(): Promise<Anvil> {
   };
 }
 
+/** The slice of TestUSDC's ABI tests call. */
+export const TEST_USDC_ABI = [
+  "function transfer(address to, uint256 value) returns (bool)",
+  "function mint(address to, uint256 value)",
+  "function balanceOf(address owner) view returns (uint256)",
+];
+
 /** Compiles the TestUSDC fixture with solc-js (offline) and deploys it. */
 export async function deployTestUsdc(deployer: Signer) {
   const source = readFileSync(fileURLToPath(new URL("../fixtures/TestUSDC.sol", import.meta.url)), "utf8");

@@ -1,17 +1,12 @@
 import { jetstream } from "@nats-io/jetstream";
 import { Commands, Events, Rpc } from "@ramp/contracts";
-import { type Anvil, deployTestUsdc, startAnvil } from "@ramp/devinfra/anvil";
+import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
 import { callRpc, publish, type Stoppable } from "@ramp/runtime";
 import { Contract, NonceManager, parseEther, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
 
-const TOKEN_ABI = [
-  "function transfer(address to, uint256 value) returns (bool)",
-  "function mint(address to, uint256 value)",
-  "function balanceOf(address owner) view returns (uint256)",
-];
 /** The service runs on the default dev mnemonic; its treasury is m/44'/60'/1'/0/0 of it. */
 const treasury = new EvmKeyring(DEV_MNEMONIC).treasuryAddress;
 
@@ -30,7 +25,7 @@ beforeAll(async () => {
   payer = anvil.account(1);
   payerSigner = new NonceManager(payer);
   tokenAddress = await (await deployTestUsdc(deployer)).getAddress();
-  token = new Contract(tokenAddress, TOKEN_ABI, deployer);
+  token = new Contract(tokenAddress, TEST_USDC_ABI, deployer);
   await (await token.getFunction("mint")(payer.address, 1_000_000_000n)).wait();
   await (await token.getFunction("mint")(treasury, 500_000_000n)).wait();
   await anvil.provider.send("anvil_setBalance", [treasury, `0x${parseEther("10").toString(16)}`]);

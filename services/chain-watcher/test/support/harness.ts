@@ -7,7 +7,8 @@ import { ensureStreams, type Stoppable } from "@ramp/runtime";
 import { inject } from "vitest";
 import type { z } from "zod";
 import { loadChainWatcherConfig, startChainWatcher } from "../../src/index.ts";
-import "./provided-context.ts";
+
+export { eventually, sleep } from "@ramp/devinfra/testing";
 
 export type Env = Record<string, string | undefined>;
 
@@ -82,21 +83,3 @@ export async function collect<C extends StreamContract>(nc: NatsConnection, cont
     },
   };
 }
-
-/** Polls until `check` returns a value (not undefined) or the time runs out. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
