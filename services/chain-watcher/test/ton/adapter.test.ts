@@ -1,4 +1,5 @@
-import { Address, beginCell, toNano } from "@ton/core";
+import { createHash } from "node:crypto";
+import { Address, beginCell, Dictionary, toNano } from "@ton/core";
 import { Blockchain, type SandboxContract, type TreasuryContract } from "@ton/sandbox";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ChainAdapter } from "../../src/chains/adapter.ts";
@@ -185,5 +186,16 @@ describe("TON adapter on @ton/sandbox", () => {
     expect(await adapter.tokenDecimals("TON")).toBe(9);
     expect(await adapter.tokenDecimals(jetton.minter.toRawString())).toBe(6);
     expect(await adapter.recipientSetupCost(deposit.raw, "TON")).toBe("0");
+  });
+
+  it("reads decimals of an unconfigured jetton from on-chain metadata, refuses off-chain ones", async () => {
+    const dict = Dictionary.empty(Dictionary.Keys.Buffer(32), Dictionary.Values.Cell());
+    const snake = (text: string) => beginCell().storeUint(0, 8).storeStringTail(text).endCell();
+    dict.set(createHash("sha256").update("decimals").digest(), snake("4"));
+    const onchain = testJetton(admin.address, beginCell().storeUint(0, 8).storeDict(dict).endCell());
+    await mintJetton(rpc, admin, onchain, treasury, 10_000n);
+    const bare = createTonAdapter({ mnemonic: MNEMONIC, rpc, now: () => chain.now ?? START });
+    expect(await bare.tokenDecimals(onchain.minter.toString())).toBe(4);
+    await expect(bare.tokenDecimals(jetton.minter.toString())).rejects.toThrow(/not configured/);
   });
 });

@@ -18,11 +18,9 @@ export interface TestJetton {
   init: StateInit;
 }
 
-export function testJetton(admin: Address): TestJetton {
-  const content = beginCell()
-    .storeUint(1, 8)
-    .storeStringTail("https://example.invalid/jetton.json")
-    .endCell();
+const OFFCHAIN = beginCell().storeUint(1, 8).storeStringTail("https://example.invalid/jetton.json").endCell();
+
+export function testJetton(admin: Address, content: Cell = OFFCHAIN): TestJetton {
   const data = beginCell()
     .storeCoins(0)
     .storeAddress(admin)

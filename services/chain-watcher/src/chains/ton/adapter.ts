@@ -14,7 +14,7 @@ import { seedFromMnemonic } from "../solana/derive.ts";
 import { parseUnits } from "../solana/units.ts";
 import { buildTonTransfer, type PreparedFacts, readPrepared, type TonPayment } from "./delivery.ts";
 import { deriveTonWalletFromSeed, TON_TREASURY_PATH, type TonDerivedWallet, tonWalletAt } from "./derive.ts";
-import { jettonBalance, jettonWalletOf } from "./jetton.ts";
+import { jettonBalance, jettonWalletOf, readJettonDecimals } from "./jetton.ts";
 import { TONCOIN_DECIMALS, type WatchedJettonWallet } from "./parse-transfers.ts";
 import { type TonRpc, tonRpc } from "./rpc.ts";
 import { deliveryOutcome, findExternal } from "./status.ts";
@@ -83,10 +83,14 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
   const prepared = new Map<string, PreparedFacts>();
 
   async function tokenDecimals(mint: string): Promise<number> {
-    const known = decimals.get(rawTon(mint));
-    // Jetton decimals live in metadata that may be off-chain; configuration is the reliable source.
-    if (known === undefined) throw new Error(`decimals of jetton ${mint} are not configured`);
-    return known;
+    const key = rawTon(mint);
+    const known = decimals.get(key);
+    if (known !== undefined) return known;
+    // Configuration first: jetton metadata is often off-chain (a URL) and then unreadable here.
+    const onchain = await readJettonDecimals(rpc, Address.parse(key));
+    if (onchain === undefined) throw new Error(`decimals of jetton ${mint} are not configured`);
+    decimals.set(key, onchain);
+    return onchain;
   }
 
   function jettonWalletFor(mint: string, owner: Address): Promise<Address> {

@@ -1,4 +1,5 @@
-import { type Address, beginCell, type Cell, type Slice } from "@ton/core";
+import { createHash } from "node:crypto";
+import { type Address, beginCell, type Cell, Dictionary, type Slice } from "@ton/core";
 import type { TonRpc } from "./rpc.ts";
 
 /** TEP-74 operation codes. */
@@ -64,4 +65,31 @@ export function readTransferNotification(body: Slice): TransferNotification | un
   } catch {
     return undefined;
   }
+}
+
+const ONCHAIN_CONTENT = 0x00;
+/** TEP-64: an on-chain metadata dictionary without `decimals` means 9. */
+const DEFAULT_JETTON_DECIMALS = 9;
+
+/**
+ * Decimals from TEP-64 on-chain jetton content (a dictionary keyed by sha256 of the field name, values
+ * in snake format); undefined for off-chain content, which would need an HTTP fetch we do not make.
+ */
+export function onchainDecimals(content: Cell): number | undefined {
+  const slice = content.beginParse();
+  if (slice.remainingBits < 8 || slice.loadUint(8) !== ONCHAIN_CONTENT) return undefined;
+  const dict = slice.loadDict(Dictionary.Keys.Buffer(32), Dictionary.Values.Cell());
+  const entry = dict.get(createHash("sha256").update("decimals").digest());
+  if (!entry) return DEFAULT_JETTON_DECIMALS;
+  const value = entry.beginParse();
+  if (value.remainingBits >= 8 && value.preloadUint(8) === 0) value.skip(8); // snake prefix
+  const decimals = Number.parseInt(value.loadStringTail(), 10);
+  return Number.isInteger(decimals) && decimals >= 0 && decimals <= 255 ? decimals : undefined;
+}
+
+/** A jetton master's decimals when its metadata is on-chain (get_jetton_data's content cell). */
+export async function readJettonDecimals(rpc: TonRpc, minter: Address): Promise<number | undefined> {
+  const { stack } = await rpc.runMethod(minter, "get_jetton_data");
+  stack.skip(3); // total_supply, mintable, admin
+  return onchainDecimals(stack.readCell());
 }
