@@ -7,6 +7,8 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          // Unit tests first (fast feedback), then the integration project with its own worker limit.
+          sequence: { groupOrder: 0 },
           include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts"],
           environment: "node",
         },
@@ -14,6 +16,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["services/*/test/**/*.test.ts", "e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["e2e/support/global-setup.ts"],

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { AppError, type DepositObserved, Rpc } from "@ramp/contracts";
 import { callRpc, isDuplicateKey, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
-import { quoteOfframp } from "../quotes/quotes.ts";
-import { baseDoc, quoteFields } from "./create-orders.ts";
+import { quoteOfframp, toStored } from "../quotes/quotes.ts";
+import { baseDoc } from "./create-orders.ts";
 import type { LifecycleDeps } from "./lifecycle.ts";
 import type { OrderDoc } from "./order-doc.ts";
 
@@ -60,7 +60,7 @@ export async function openBankAccountOrder(
     transactionType: "OFF_RAMP",
     currency: account.currency,
     recipient: "",
-    ...quoteFields(quote),
+    ...toStored(quote),
     rate,
     fee: "0",
     usdPrice: token.usdPrice,

@@ -10,7 +10,7 @@ import {
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
-import { checkOrderBounds, type Quote, quoteOfframp, quoteOnramp } from "../quotes/quotes.ts";
+import { checkOrderBounds, type Quote, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
 
@@ -71,12 +71,6 @@ export function baseDoc(
   };
 }
 
-export const quoteFields = (q: Quote) => ({
-  amount: q.amount.toString(),
-  fiatAmount: q.fiatAmount.toFixed(2),
-  usdcAmount: q.usdcAmount.toString(),
-});
-
 /**
  * Spec §4.6: the payout account is confirmed first (nothing is stored for an account that cannot be
  * resolved); then BVN, pricing, a fresh deposit address in the chain's format, and the INIT order.
@@ -126,7 +120,7 @@ export async function createOfframp(
     transactionType: "OFF_RAMP",
     currency: body.currency,
     recipient: "",
-    ...quoteFields(quote),
+    ...toStored(quote),
     rate: String(offRampRate.rate),
     fee,
     usdPrice: token.usdPrice,
@@ -183,7 +177,7 @@ export async function createOnramp(
   });
   checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
   const base = baseDoc(caller, body.chain, body.mint);
-  const fields = quoteFields(quote);
+  const fields = toStored(quote);
   const va = await callRpc(
     nc,
     Rpc.virtualAccountOpen,

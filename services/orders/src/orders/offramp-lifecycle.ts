@@ -1,12 +1,6 @@
-import {
-  AppError,
-  Commands,
-  type DepositObserved,
-  normalizeAddress,
-  type PayoutResult,
-} from "@ramp/contracts";
+import { Commands, type DepositObserved, normalizeAddress, type PayoutResult } from "@ramp/contracts";
 import { outboxEntry, type TraceContext } from "@ramp/runtime";
-import { quoteOfframp } from "../quotes/quotes.ts";
+import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
 import { openBankAccountOrder } from "./bank-account-orders.ts";
 import type { LifecycleDeps } from "./lifecycle.ts";
 import type { OrderDoc } from "./order-doc.ts";
@@ -25,17 +19,9 @@ export function createOfframpLifecycle(deps: LifecycleDeps) {
     await funds.record(fundsId, ev.ref, orderId, order.status === "INIT" ? "applied" : "ignored", ev);
     if (order.status !== "INIT") return;
     const landed = { signature: ev.txId, sender: ev.sender };
-    let priced: Pick<OrderDoc, "amount" | "fiatAmount" | "usdcAmount">;
-    try {
-      // Priced on what landed, whatever size was quoted.
-      const q = quoteOfframp({ ...order, fiatAmount: undefined, amount: ev.amount });
-      priced = {
-        amount: q.amount.toString(),
-        fiatAmount: q.fiatAmount.toFixed(2),
-        usdcAmount: q.usdcAmount.toString(),
-      };
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
+    // Priced on what landed, whatever size was quoted.
+    const priced = priceLanded(() => quoteOfframp({ ...order, fiatAmount: undefined, amount: ev.amount }));
+    if (!priced) {
       const errorReason = "deposit worth less than the fee";
       await store.transition(
         order._id,

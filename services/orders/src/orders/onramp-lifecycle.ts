@@ -1,7 +1,7 @@
-import { AppError, Commands, type FiatDepositReceived, Rpc, type TransferResult } from "@ramp/contracts";
+import { Commands, type FiatDepositReceived, Rpc, type TransferResult } from "@ramp/contracts";
 import { callRpc, outboxEntry, type TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
-import { quoteOnramp } from "../quotes/quotes.ts";
+import { priceLanded, quoteOnramp } from "../quotes/quotes.ts";
 import type { LifecycleDeps } from "./lifecycle.ts";
 
 /** Onramp: the payer's transfer moves INIT → PROCESSING and orders the delivery; its result ends the order. */
@@ -25,28 +25,20 @@ export function createOnrampLifecycle(deps: LifecycleDeps) {
       }
       await funds.record(fundsId, ev.ref, ev.ref, order.status === "INIT" ? "applied" : "ignored", ev);
       if (order.status !== "INIT") return;
-      let priced = { amount: order.amount, fiatAmount: order.fiatAmount, usdcAmount: order.usdcAmount };
       // An underpayment is re-priced on what arrived; an overpayment still buys the quoted amount.
-      if (new Decimal(ev.fiatAmount).lt(order.fiatAmount)) {
-        try {
-          const q = quoteOnramp({ ...order, amount: undefined, fiatAmount: ev.fiatAmount });
-          priced = {
-            amount: q.amount.toString(),
-            fiatAmount: q.fiatAmount.toFixed(2),
-            usdcAmount: q.usdcAmount.toString(),
-          };
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          const reason = "deposit worth less than the fee";
-          await store.transition(
-            order._id,
-            "INIT",
-            "ERROR",
-            { fiatAmount: ev.fiatAmount, errorReason: reason, expiresAt: null },
-            trace,
-          );
-          return;
-        }
+      const priced = new Decimal(ev.fiatAmount).lt(order.fiatAmount)
+        ? priceLanded(() => quoteOnramp({ ...order, amount: undefined, fiatAmount: ev.fiatAmount }))
+        : { amount: order.amount, fiatAmount: order.fiatAmount, usdcAmount: order.usdcAmount };
+      if (!priced) {
+        const errorReason = "deposit worth less than the fee";
+        await store.transition(
+          order._id,
+          "INIT",
+          "ERROR",
+          { fiatAmount: ev.fiatAmount, errorReason, expiresAt: null },
+          trace,
+        );
+        return;
       }
       const moved = await store.transition(
         order._id,

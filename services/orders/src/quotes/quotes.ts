@@ -1,4 +1,4 @@
-import { badRequest } from "@ramp/contracts";
+import { AppError, badRequest } from "@ramp/contracts";
 import { Decimal } from "decimal.js";
 
 /** Fiat is quoted in major units with 2 decimals. */
@@ -75,4 +75,27 @@ export function checkOrderBounds(q: Quote, decimals: number, minUsd: string, max
     throw badRequest(`amount must have at most ${decimals} decimal places`);
   if (q.usdcAmount.lt(minUsd)) throw badRequest(`amount is below the minimum of ${minUsd} USD`);
   if (q.usdcAmount.gt(maxUsd)) throw badRequest(`amount is above the maximum of ${maxUsd} USD`);
+}
+
+/** A quote as orders store it: decimal strings, fiat at exactly 2 decimals. */
+export interface StoredQuote {
+  amount: string;
+  fiatAmount: string;
+  usdcAmount: string;
+}
+
+export const toStored = (q: Quote): StoredQuote => ({
+  amount: q.amount.toString(),
+  fiatAmount: q.fiatAmount.toFixed(FIAT_DP),
+  usdcAmount: q.usdcAmount.toString(),
+});
+
+/** Re-prices funds that landed; null when they are worth less than the fee (the order then errors). */
+export function priceLanded(quote: () => Quote): StoredQuote | null {
+  try {
+    return toStored(quote());
+  } catch (err) {
+    if (err instanceof AppError && err.code === "BAD_REQUEST") return null;
+    throw err;
+  }
 }
