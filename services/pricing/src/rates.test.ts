@@ -18,7 +18,7 @@ describe("applyFee", () => {
 
   it("raises the onramp rate and lowers the offramp rate by the fee", () => {
     expect(applyFee("1600", 150, "onRamp").toString()).toBe("1624");
-    expect(applyFee("1550.5", 150, "offRamp").toString()).toBe("1527.24250");
+    expect(applyFee("1550.5", 150, "offRamp").toString()).toBe("1527.2425");
   });
 
   it("rounds in the service's favour at 8 decimals", () => {
