@@ -86,7 +86,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
         // Sends are serialised per chain anyway; a few in parallel lets chains proceed independently.
         concurrency: 4,
         maxDeliver: config.TRANSFER_MAX_ATTEMPTS + 5,
-        handler: (cmd, ctx) => executor.execute(cmd, ctx.msg.info.deliveryCount),
+        handler: (cmd, ctx) => executor.execute(cmd, ctx.msg.info.deliveryCount, ctx.trace),
       }),
     );
     parts.push(

@@ -1,5 +1,5 @@
 import type { TransferCommand } from "@ramp/contracts";
-import { isDuplicateKey, type Logger } from "@ramp/runtime";
+import { isDuplicateKey, type Logger, type TraceContext } from "@ramp/runtime";
 import { TransferRejected } from "../chains/errors.ts";
 import type { ChainRegistry } from "../chains/registry.ts";
 import type { SendLock } from "./send-lock.ts";
@@ -43,13 +43,13 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
     }
   }
 
-  async function execute(cmd: TransferCommand, attempt: number): Promise<void> {
+  async function execute(cmd: TransferCommand, attempt: number, trace?: TraceContext): Promise<void> {
     const adapter = registry.adapter(cmd.chain);
     await deps.withSendLock(cmd.chain, async () => {
       let doc = await store.get(cmd.requestId);
       if (!doc) {
         try {
-          await store.claim(cmd);
+          await store.claim(cmd, trace);
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
           doc = await store.get(cmd.requestId);
@@ -74,13 +74,13 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
         const permanent = err instanceof TransferRejected;
         if (!permanent && attempt < deps.maxAttempts) throw err;
         const reason = permanent ? err.message : `transfer could not be prepared after ${attempt} attempts`;
-        log.warn({ requestId: cmd.requestId, chain: cmd.chain, reason }, "transfer failed");
+        log.warn({ transferId: cmd.requestId, chain: cmd.chain, reason }, "transfer failed");
         await store.finish(cmd.requestId, ["preparing"], { status: "FAILED", signature: "", reason });
         return;
       }
       await store.markPrepared(cmd.requestId, prepared);
       log.info(
-        { requestId: cmd.requestId, chain: cmd.chain, signature: prepared.signature },
+        { transferId: cmd.requestId, chain: cmd.chain, signature: prepared.signature },
         "transfer signed",
       );
       try {
@@ -96,7 +96,7 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
           return;
         }
         // Stored: the tracker re-sends the same bytes; no reason to redeliver the command.
-        log.warn({ err, requestId: cmd.requestId }, "broadcast failed; will re-send the stored transaction");
+        log.warn({ err, transferId: cmd.requestId }, "broadcast failed; will re-send the stored transaction");
       }
     });
   }

@@ -6,6 +6,7 @@ import {
   newTraceContext,
   outboxEntry,
   startOutboxSweeper,
+  type TraceContext,
   type WithOutbox,
 } from "@ramp/runtime";
 import type { Db } from "mongodb";
@@ -31,6 +32,8 @@ export interface TransferDoc extends WithOutbox {
   lastBroadcastAt: Date | null;
   reason: string | null;
   claimedAt: Date;
+  /** The command's trace, so the result joins the order's logs across services. */
+  trace?: { requestId: string; traceparent: string } | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -40,13 +43,13 @@ export const transferMsgId = (requestId: string) => `transfer:${requestId}`;
 export function createTransferStore(db: Db, js: JetStreamClient, log: Logger) {
   const transfers = db.collection<TransferDoc>("transfers");
 
-  function resultEntry(doc: Pick<TransferDoc, "_id">, result: Omit<TransferResult, "requestId">) {
+  function resultEntry(doc: Pick<TransferDoc, "_id" | "trace">, result: Omit<TransferResult, "requestId">) {
     const msgId = transferMsgId(doc._id);
     return outboxEntry(
       Events.transferResult,
       { requestId: doc._id, ...result },
       msgId,
-      newTraceContext(msgId),
+      doc.trace ?? newTraceContext(msgId),
     );
   }
 
@@ -58,7 +61,7 @@ export function createTransferStore(db: Db, js: JetStreamClient, log: Logger) {
     },
     get: (requestId: string) => transfers.findOne({ _id: requestId }),
     /** Claims the request; a duplicate-key error means it was claimed before. */
-    async claim(cmd: TransferCommand): Promise<void> {
+    async claim(cmd: TransferCommand, trace?: TraceContext): Promise<void> {
       const now = new Date();
       await transfers.insertOne({
         _id: cmd.requestId,
@@ -73,6 +76,7 @@ export function createTransferStore(db: Db, js: JetStreamClient, log: Logger) {
         lastBroadcastAt: null,
         reason: null,
         claimedAt: now,
+        trace: trace ? { requestId: trace.requestId, traceparent: trace.traceparent } : null,
         createdAt: now,
         updatedAt: now,
         outbox: [],
@@ -112,11 +116,12 @@ export function createTransferStore(db: Db, js: JetStreamClient, log: Logger) {
       result: Omit<TransferResult, "requestId">,
     ): Promise<boolean> {
       const status = result.status === "CONFIRMED" ? "confirmed" : "failed";
+      const stored = await transfers.findOne({ _id: requestId }, { projection: { trace: 1 } });
       const res = await transfers.updateOne(
         { _id: requestId, status: { $in: from } },
         {
           $set: { status, reason: result.reason, updatedAt: new Date() },
-          $push: { outbox: resultEntry({ _id: requestId }, result) },
+          $push: { outbox: resultEntry({ _id: requestId, trace: stored?.trace ?? null }, result) },
         },
       );
       await flushOutbox(js, transfers, requestId, log);

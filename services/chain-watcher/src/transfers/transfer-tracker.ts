@@ -41,7 +41,7 @@ export function startTransferTracker(deps: {
         ? { status: "CONFIRMED", signature: doc.signature, reason: null }
         : { status: "FAILED", signature: doc.signature, reason: "transaction failed on chain (reverted)" },
     );
-    if (done) log.info({ requestId: doc._id, chain: doc.chain, status }, "transfer finished");
+    if (done) log.info({ transferId: doc._id, chain: doc.chain, status }, "transfer finished");
   }
 
   async function tick(): Promise<void> {
@@ -50,7 +50,7 @@ export function startTransferTracker(deps: {
     for (const doc of await store.broadcasting()) {
       if (stopped) return;
       await follow(doc, resend).catch((err) =>
-        log.warn({ err, requestId: doc._id }, "transfer tracking failed; will retry"),
+        log.warn({ err, transferId: doc._id }, "transfer tracking failed; will retry"),
       );
     }
   }
