@@ -1,5 +1,8 @@
-import { TransactionDto } from "@ramp/contracts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "@nats-io/transport-node";
+import { Rpc, TransactionDto } from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import {
   ETH_USDC,
@@ -119,11 +122,25 @@ describe("onramp lifecycle (spec §3)", () => {
     expect(done.fiatAmount).toBe(8250);
   });
 
-  it("an unpaid order is deleted after its TTL: later lookups are 404", async () => {
+  it("an unpaid order is deleted after its TTL: later lookups are 404; a late transfer is kept, not lost", async () => {
     const { body: tx } = await onramp({ ...base, amount: 5 });
     await eventually(async () => {
       const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
       return r.status === 404 ? true : undefined;
     }, 15_000);
+    // The payer pays anyway, through the rail's inbound path (the public sandbox route needs the order).
+    const nc = await connect({ servers: stack.natsUrl });
+    await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: tx.id });
+    await nc.close();
+    const mongo = await MongoClient.connect(inject("mongoUrl"));
+    try {
+      const kept = await mongo
+        .db(`t${stack.id}_banking`)
+        .collection("fiat_deposits")
+        .findOne({ accountNumber: tx.accountNumber });
+      expect(kept).toMatchObject({ status: "unmatched", fiatAmount: "8250.00" });
+    } finally {
+      await mongo.close();
+    }
   });
 });
