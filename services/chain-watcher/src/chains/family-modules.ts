@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Chain } from "@ramp/contracts";
+import type { StablecoinDefault } from "../networks.ts";
 import type { ChainAdapter } from "./adapter.ts";
 
 /**
@@ -23,8 +24,8 @@ export interface FamilyAdapterOptions {
   rpcUrl: string;
   mnemonic: string;
   confirmations: number;
-  /** Normalised settlement stablecoin address. */
-  stablecoin: string | undefined;
+  /** Settlement stablecoin: normalised address and configured decimals. */
+  stablecoin: StablecoinDefault | undefined;
 }
 
 const DERIVE_EXPORT: Record<NonEvmFamily, string> = {
@@ -34,6 +35,15 @@ const DERIVE_EXPORT: Record<NonEvmFamily, string> = {
 const ADAPTER_EXPORT: Record<NonEvmFamily, string> = {
   solana: "createSolanaAdapter",
   ton: "createTonAdapter",
+};
+/**
+ * What each factory is called with. The factories differ in the stablecoin they take: Solana reads
+ * decimals from the mint account (an address is enough), TON's jetton metadata is usually off-chain,
+ * so it needs the configured decimals along with the address.
+ */
+const ADAPTER_OPTIONS: Record<NonEvmFamily, (o: FamilyAdapterOptions) => Record<string, unknown>> = {
+  solana: ({ stablecoin, ...rest }) => ({ ...rest, stablecoin: stablecoin?.address }),
+  ton: (o) => ({ ...o }),
 };
 
 async function importIfPresent(relative: string): Promise<Record<string, unknown> | undefined> {
@@ -64,5 +74,5 @@ export async function loadFamilyAdapter(
   const mod = await importIfPresent(`./${family}/adapter.ts`);
   const create = mod?.[ADAPTER_EXPORT[family]];
   if (typeof create !== "function") return undefined;
-  return (await create(options)) as ChainAdapter;
+  return (await create(ADAPTER_OPTIONS[family](options))) as ChainAdapter;
 }

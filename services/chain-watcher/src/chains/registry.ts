@@ -122,7 +122,7 @@ async function buildOne(
       rpcUrl: s.rpcUrl,
       mnemonic,
       confirmations: s.confirmations,
-      stablecoin: s.stablecoin?.address,
+      stablecoin: s.stablecoin,
     });
     if (!adapter) return unavailableRuntime(s, `${family} chain adapter is not installed`);
     return { ...base, mode: "rpc", adapter, deriveAddress };

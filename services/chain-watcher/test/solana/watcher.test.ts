@@ -92,6 +92,19 @@ describe("Solana watcher on recorded mainnet-format responses", () => {
     expect(transfers).toHaveLength(2);
   });
 
+  it("reads at the commitment CONFIRMATIONS_SOLANA asks for: confirmed below 32, finalized from 32", async () => {
+    const commitments = async (confirmations: number) => {
+      ledger.calls.length = 0;
+      await createSolanaAdapter({ mnemonic: MNEMONIC, rpc: ledger.connection(), confirmations }).poll(
+        null,
+        watched,
+      );
+      return new Set(ledger.calls.map((c) => (c.params.at(-1) as { commitment?: string }).commitment));
+    };
+    expect(await commitments(1)).toEqual(new Set(["confirmed"]));
+    expect(await commitments(32)).toEqual(new Set(["finalized"]));
+  });
+
   it("ignores failed transactions, outgoing transfers and unwatched destinations", async () => {
     const rpc = ledger.connection();
     const [failed, sweep, deposit] = await rpc.getParsedTransactions(

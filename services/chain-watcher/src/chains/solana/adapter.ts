@@ -35,6 +35,8 @@ export interface SolanaAdapterOptions {
   stablecoin?: string;
   /** `finalized` (default) is ~32 confirmed blocks and cannot be rolled back. */
   commitment?: Finality;
+  /** CONFIRMATIONS_SOLANA: the depth asked for, mapped to a commitment when none is given. */
+  confirmations?: number;
   /** Deliveries come from here; defaults to the mnemonic's treasury path. */
   treasury?: Keypair;
   tokenProgramId?: PublicKey;
@@ -42,6 +44,17 @@ export interface SolanaAdapterOptions {
 }
 
 const LAMPORTS_DECIMALS = 9;
+/** A block is rooted (finalized) once 31 confirmed blocks are built on it: 32 confirmations. */
+const FINALIZED_DEPTH = 32;
+
+/**
+ * Solana nodes answer by commitment level, not by depth: fewer confirmations than finality asks for
+ * the `confirmed` level (voted by a supermajority), anything deeper needs `finalized`.
+ */
+export function commitmentFor(confirmations: number | undefined): Finality {
+  return confirmations !== undefined && confirmations < FINALIZED_DEPTH ? "confirmed" : "finalized";
+}
+
 const TOKEN_PROGRAMS = [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID];
 /** Node answers meaning the identical transaction already landed: a re-broadcast, not a failure. */
 const ALREADY_PROCESSED = /already (been )?processed|AlreadyProcessed/i;
@@ -56,8 +69,8 @@ function publicKey(value: string, what: string): PublicKey {
 
 export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & { treasuryAddress: string } {
   const seed = seedFromMnemonic(opts.mnemonic);
-  const rpc = typeof opts.rpc === "string" ? solanaRpc(opts.rpc, opts.commitment ?? "finalized") : opts.rpc;
-  const commitment: Finality = opts.commitment ?? "finalized";
+  const commitment: Finality = opts.commitment ?? commitmentFor(opts.confirmations);
+  const rpc = typeof opts.rpc === "string" ? solanaRpc(opts.rpc, commitment) : opts.rpc;
   const treasury = opts.treasury ?? solanaKeypairAt(seed, SOLANA_TREASURY_PATH);
   const tokenProgramId = opts.tokenProgramId ?? TOKEN_PROGRAM_ID;
   const decimalsCache = new Map<string, Promise<number>>();
