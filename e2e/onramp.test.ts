@@ -13,12 +13,13 @@ import {
   TON_USDT_FRIENDLY,
 } from "./support/tokens.ts";
 
+const WETH = "0x4200000000000000000000000000000000000006";
 let stack: Stack;
 let biz: { apiKey: string };
 beforeAll(async () => {
   stack = await startStack({
     serviceEnv: {
-      "chain-watcher": sandboxChainEnv,
+      "chain-watcher": { ...sandboxChainEnv, TOKEN_USD_PRICES: `BASE:${WETH}=3000` },
       orders: { ONRAMP_UNPAID_TTL_SECONDS: "2", EXPIRY_SWEEP_MS: "300" },
     },
   });
@@ -98,6 +99,23 @@ describe("POST /pub/v2/onramp (spec §4.5)", () => {
 });
 
 describe("onramp lifecycle (spec §3)", () => {
+  it("another token than the stablecoin is priced by the swap quote and delivered by a swap", async () => {
+    const { body: tx } = await onramp({
+      currency: "NGN",
+      chain: "BASE",
+      mint: WETH,
+      recipient: EVM_RECIPIENT,
+      amount: 0.01,
+    });
+    expect(tx).toMatchObject({ amount: 0.01, usdcAmount: 30, fiatAmount: 49500, mint: WETH });
+    await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {});
+    const done = await eventually(async () => {
+      const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
+      return r.body.status === "COMPLETED" ? r.body : undefined;
+    });
+    expect(done.signature).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
   it("fiat deposit → PROCESSING → token delivered → COMPLETED with a signature", async () => {
     const { body: tx } = await onramp({ ...base, amount: 7 });
     expect((await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {})).status).toBe(

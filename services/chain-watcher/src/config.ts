@@ -39,6 +39,8 @@ export const ChainWatcherConfig = BaseConfig.extend({
   SOL_USD_PRICE: Decimal.default("150"),
   /** Fixed USD prices of non-stablecoin tokens: `CHAIN:mint=price,...` (the documented PriceFeed table). */
   TOKEN_USD_PRICES: z.string().default(""),
+  /** How non-stablecoin onramps are delivered: the sandbox swap provider (default in sandbox) or none. */
+  SWAP_PROVIDER: z.enum(["sandbox", "none"]).optional(),
   /** Sandbox only: USD price of any token neither the stablecoin nor in TOKEN_USD_PRICES. */
   SANDBOX_TOKEN_USD_PRICE: Decimal.default("1"),
   /** A transfer command delivered this many times without being prepared is failed for good. */

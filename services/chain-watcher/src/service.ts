@@ -7,9 +7,11 @@ import { buildChainRegistry } from "./chains/registry.ts";
 import { type ChainWatcherConfig, custodyMnemonic } from "./config.ts";
 import { createDepositStore } from "./deposits/deposit-store.ts";
 import { createSandboxDeposit } from "./sandbox-deposit.ts";
+import { createSandboxSwapProvider } from "./swaps/swap-provider.ts";
 import { createPriceFeed, parsePriceTable } from "./tokens/price-feed.ts";
-import { createTokenInfo } from "./tokens/token-info.ts";
+import { createTokenInfo, isSettlementStablecoin } from "./tokens/token-info.ts";
 import { createSendLock } from "./transfers/send-lock.ts";
+import { createSenders } from "./transfers/senders.ts";
 import { createTransferExecutor } from "./transfers/transfer-executor.ts";
 import { createTransferStore } from "./transfers/transfer-store.ts";
 import { startTransferTracker } from "./transfers/transfer-tracker.ts";
@@ -34,9 +36,18 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
 
     const withSendLock = createSendLock(db);
+    const swaps =
+      (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
+        ? createSandboxSwapProvider(prices)
+        : undefined;
+    const senders = createSenders({
+      registry,
+      swaps,
+      isStablecoin: (chain, mint) => isSettlementStablecoin(settings[chain], mint),
+    });
     const executor = createTransferExecutor({
       store: transfers,
-      registry,
+      senders,
       withSendLock,
       log,
       maxAttempts: config.TRANSFER_MAX_ATTEMPTS,
@@ -45,7 +56,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const tokenInfo = createTokenInfo({
       settings: (chain) => settings[chain],
       adapter: (chain) => registry.adapter(chain),
-      prices,
+      swaps,
       solUsdPrice: config.SOL_USD_PRICE,
     });
 
@@ -72,6 +83,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       startTransferTracker({
         store: transfers,
         registry,
+        senders,
         executor,
         withSendLock,
         intervalMs: config.POLL_INTERVAL_MS,

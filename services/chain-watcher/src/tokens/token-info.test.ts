@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { resolveChainSettings } from "../chain-settings.ts";
 import { SandboxAdapter } from "../chains/sandbox/sandbox-adapter.ts";
 import { loadChainWatcherConfig } from "../config.ts";
+import { createSandboxSwapProvider } from "../swaps/swap-provider.ts";
 import { createPriceFeed, parsePriceTable } from "./price-feed.ts";
 import { createTokenInfo, isSettlementStablecoin } from "./token-info.ts";
 
@@ -45,7 +46,9 @@ describe("tokenInfo on the sandbox adapter", () => {
   const tokenInfo = createTokenInfo({
     settings: (chain) => settings[chain],
     adapter,
-    prices: createPriceFeed(parsePriceTable("BASE:0x4200000000000000000000000000000000000006=3000.5"), "1"),
+    swaps: createSandboxSwapProvider(
+      createPriceFeed(parsePriceTable("BASE:0x4200000000000000000000000000000000000006=3000.5"), "1"),
+    ),
     solUsdPrice: "150",
   });
 
@@ -61,11 +64,11 @@ describe("tokenInfo on the sandbox adapter", () => {
     expect(other.usdPrice).toBe("1");
   });
 
-  it("has no price outside the sandbox for an unknown token (503)", async () => {
+  it("has no price for a token no swap provider can buy (503)", async () => {
     const strict = createTokenInfo({
       settings: (chain) => settings[chain],
       adapter,
-      prices: createPriceFeed(new Map(), undefined),
+      swaps: undefined,
       solUsdPrice: "150",
     });
     await expect(

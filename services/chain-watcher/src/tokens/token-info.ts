@@ -12,7 +12,7 @@ import { isError } from "ethers";
 import type { z } from "zod";
 import type { ChainSettings } from "../chain-settings.ts";
 import type { ChainAdapter } from "../chains/adapter.ts";
-import type { PriceFeed } from "./price-feed.ts";
+import type { SwapProvider } from "../swaps/swap-provider.ts";
 
 type TokenInfoRequest = z.infer<typeof Rpc.tokenInfo.request>;
 type TokenInfo = z.infer<typeof Rpc.tokenInfo.response>;
@@ -29,7 +29,8 @@ const USD_DP = 6;
 export interface TokenInfoDeps {
   settings: (chain: Chain) => ChainSettings;
   adapter: (chain: Chain) => ChainAdapter;
-  prices: PriceFeed;
+  /** Prices other tokens by what buying one would cost; absent → only the stablecoin is priced. */
+  swaps: SwapProvider | undefined;
   solUsdPrice: string;
 }
 
@@ -43,7 +44,7 @@ export function createTokenInfo(deps: TokenInfoDeps) {
     const settings = deps.settings(chain);
     const adapter = deps.adapter(chain);
     const stablecoin = isSettlementStablecoin(settings, mint);
-    const usdPrice = stablecoin ? "1" : deps.prices.usdPrice(chain, mint);
+    const usdPrice = stablecoin ? "1" : deps.swaps?.quote(chain, mint, "1");
     if (usdPrice === undefined) throw unavailable(`No USD price for ${mint} on ${chain}`);
     const decimals = await adapter.tokenDecimals(mint).catch((err: unknown) => {
       if (isError(err, "CALL_EXCEPTION") || isError(err, "BAD_DATA")) {

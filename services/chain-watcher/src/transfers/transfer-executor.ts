@@ -1,8 +1,8 @@
 import type { TransferCommand } from "@ramp/contracts";
 import { isDuplicateKey, type Logger, type TraceContext } from "@ramp/runtime";
 import { TransferRejected } from "../chains/errors.ts";
-import type { ChainRegistry } from "../chains/registry.ts";
 import type { SendLock } from "./send-lock.ts";
+import type { Senders } from "./senders.ts";
 import type { TransferDoc, TransferStore } from "./transfer-store.ts";
 
 /** A "preparing" claim older than this belongs to a run that died before signing. */
@@ -10,7 +10,7 @@ const STALE_CLAIM_MS = 60_000;
 
 export interface TransferExecutorDeps {
   store: TransferStore;
-  registry: ChainRegistry;
+  senders: Senders;
   withSendLock: SendLock;
   log: Logger;
   maxAttempts: number;
@@ -22,13 +22,13 @@ export interface TransferExecutorDeps {
  * safely stored (and, normally, sent).
  */
 export function createTransferExecutor(deps: TransferExecutorDeps) {
-  const { store, registry, log } = deps;
+  const { store, senders, log } = deps;
 
   /** Sends (again) a stored transaction; the same bytes, hence the same hash, so never a second transfer. */
   async function rebroadcast(doc: TransferDoc): Promise<void> {
     if (!doc.signature || !doc.raw) return;
     try {
-      await registry.adapter(doc.chain).broadcast({ signature: doc.signature, raw: doc.raw });
+      await senders.for(doc.chain, doc.mint).broadcast({ signature: doc.signature, raw: doc.raw });
       await store.markSent(doc._id);
     } catch (err) {
       if (err instanceof TransferRejected) {
@@ -44,7 +44,7 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
   }
 
   async function execute(cmd: TransferCommand, attempt: number, trace?: TraceContext): Promise<void> {
-    const adapter = registry.adapter(cmd.chain);
+    const sender = senders.for(cmd.chain, cmd.mint);
     await deps.withSendLock(cmd.chain, async () => {
       let doc = await store.get(cmd.requestId);
       if (!doc) {
@@ -67,9 +67,9 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
       for (const pending of await store.broadcasting(cmd.chain))
         if (!pending.sent) await rebroadcast(pending);
 
-      let prepared: Awaited<ReturnType<typeof adapter.prepareTransfer>>;
+      let prepared: Awaited<ReturnType<typeof sender.prepare>>;
       try {
-        prepared = await adapter.prepareTransfer(cmd);
+        prepared = await sender.prepare(cmd);
       } catch (err) {
         const permanent = err instanceof TransferRejected;
         if (!permanent && attempt < deps.maxAttempts) throw err;
@@ -84,7 +84,7 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
         "transfer signed",
       );
       try {
-        await adapter.broadcast(prepared);
+        await sender.broadcast(prepared);
         await store.markSent(cmd.requestId);
       } catch (err) {
         if (err instanceof TransferRejected) {

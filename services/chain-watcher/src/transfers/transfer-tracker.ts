@@ -1,6 +1,7 @@
 import type { Logger } from "@ramp/runtime";
 import type { ChainRegistry } from "../chains/registry.ts";
 import type { SendLock } from "./send-lock.ts";
+import type { Senders } from "./senders.ts";
 import type { TransferExecutor } from "./transfer-executor.ts";
 import type { TransferDoc, TransferStore } from "./transfer-store.ts";
 
@@ -15,24 +16,24 @@ const REBROADCAST_AFTER_MS = 30_000;
 export function startTransferTracker(deps: {
   store: TransferStore;
   registry: ChainRegistry;
+  senders: Senders;
   executor: TransferExecutor;
   withSendLock: SendLock;
   intervalMs: number;
   log: Logger;
 }): { stop(): Promise<void> } {
-  const { store, registry, executor, log } = deps;
+  const { store, registry, senders, executor, log } = deps;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let first = true;
 
   async function follow(doc: TransferDoc, resend: boolean): Promise<void> {
-    const runtime = registry.get(doc.chain);
-    if (!runtime.adapter || !doc.signature) return;
+    if (!registry.get(doc.chain).adapter || !doc.signature) return;
     const stale = !doc.lastBroadcastAt || Date.now() - doc.lastBroadcastAt.getTime() > REBROADCAST_AFTER_MS;
     if (resend || !doc.sent || stale) {
       await deps.withSendLock(doc.chain, () => executor.rebroadcast(doc));
     }
-    const status = await runtime.adapter.transferStatus(doc.signature);
+    const status = await senders.for(doc.chain, doc.mint).status(doc.signature);
     if (status === "pending") return;
     const done = await store.finish(
       doc._id,
