@@ -133,6 +133,15 @@ describe("onramp on ETHEREUM (issue 4)", () => {
     expect(receipt?.to?.toLowerCase()).toBe(tokenAddress.toLowerCase());
   });
 
+  it("a delivery that can never succeed (treasury short) ends in ERROR", async () => {
+    const { body: tx } = await stack
+      .client(biz.apiKey)
+      .post("/pub/v2/onramp", { ...body, mint: tokenAddress, amount: 5000 });
+    await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {});
+    const failed = await status(tx.id, "ERROR");
+    expect(failed.amount).toBe(5000);
+  });
+
   it("chain-watcher killed between PROCESSING and delivery: exactly one transfer after restart", async () => {
     const before = await balanceOf(recipient);
     const nonceBefore = await anvil.provider.getTransactionCount(treasury);

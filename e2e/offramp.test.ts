@@ -1,4 +1,6 @@
-import { TransactionDto } from "@ramp/contracts";
+import { connect } from "@nats-io/transport-node";
+import { Rpc, TransactionDto } from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
@@ -124,6 +126,28 @@ describe("offramp lifecycle through the sandbox deposit (DESIGN §9, §10)", () 
     });
     expect(done.amount).toBe(10);
     expect(done.fiatAmount).toBe(16000);
+  });
+
+  it("a deposit of another token is recorded and does not move the order", async () => {
+    const { body: tx } = await offramp({ ...base, amount: 12 });
+    const nc = await connect({ servers: stack.natsUrl });
+    const other = "0x4200000000000000000000000000000000000006";
+    const { reference } = await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: tx.address,
+      mint: other,
+      amount: "12",
+    });
+    await nc.close();
+    const client = await MongoClient.connect(inject("mongoUrl"));
+    try {
+      const funds = client.db(`t${stack.id}_orders`).collection("received_funds");
+      const kept = await eventually(async () => (await funds.findOne({ orderId: tx.id })) ?? undefined);
+      expect(kept).toMatchObject({ outcome: "other-token", detail: { txId: reference, mint: other } });
+    } finally {
+      await client.close();
+    }
+    expect((await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`)).body.status).toBe("INIT");
   });
 
   it("a payout the bank rejects (888…) ends in ERROR", async () => {
