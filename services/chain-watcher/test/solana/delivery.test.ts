@@ -1,4 +1,4 @@
-import type { Address, Lamports } from "@solana/kit";
+import { LiteSvmNode, liteSvmConnection } from "@ramp/devinfra/litesvm";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createInitializeMint2Instruction,
@@ -9,20 +9,18 @@ import {
   unpackAccount,
 } from "@solana/spl-token";
 import { Keypair, type PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
-import { LiteSVM } from "litesvm";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ChainAdapter } from "../../src/chains/adapter.ts";
 import { TransferRejected } from "../../src/chains/errors.ts";
 import { createSolanaAdapter } from "../../src/chains/solana/adapter.ts";
-import { deriveSolanaTreasuryKeypair } from "../../src/chains/solana/derive.ts";
+import { deriveSolanaAddress, deriveSolanaTreasuryKeypair } from "../../src/chains/solana/derive.ts";
 import type { SolanaRpc } from "../../src/chains/solana/rpc.ts";
-import { liteSvmRpc, runInstructions } from "./litesvm-rpc.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const DECIMALS = 6;
 
 describe("Solana delivery on LiteSVM", () => {
-  let svm: LiteSVM;
+  let node: LiteSvmNode;
   let rpc: SolanaRpc;
   let adapter: ChainAdapter;
   let mint: PublicKey;
@@ -35,16 +33,15 @@ describe("Solana delivery on LiteSVM", () => {
   };
 
   beforeEach(() => {
-    svm = new LiteSVM();
-    rpc = liteSvmRpc(svm);
-    svm.airdrop(treasury.publicKey.toBase58() as Address, 10_000_000_000n as Lamports);
+    node = new LiteSvmNode();
+    rpc = liteSvmConnection(node);
+    node.airdrop(treasury.publicKey, 10_000_000_000n);
     const mintKey = Keypair.generate();
     mint = mintKey.publicKey;
     const authority = Keypair.generate();
-    const rent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
+    const rent = Number(node.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
     const treasuryAta = getAssociatedTokenAddressSync(mint, treasury.publicKey);
-    runInstructions(
-      svm,
+    node.run(
       treasury,
       [mintKey, authority],
       SystemProgram.createAccount({
@@ -97,7 +94,7 @@ describe("Solana delivery on LiteSVM", () => {
     expect(await tokenBalance(recipient)).toBe(12_345_678n);
 
     // A second delivery to the now-existing account works through the idempotent create.
-    svm.expireBlockhash();
+    node.svm.expireBlockhash();
     const again = await adapter.prepareTransfer({
       requestId: "req-2",
       mint: mintAddress,
@@ -107,6 +104,33 @@ describe("Solana delivery on LiteSVM", () => {
     await adapter.broadcast(again);
     expect(await adapter.transferStatus(again.signature)).toBe("confirmed");
     expect(await tokenBalance(recipient)).toBe(12_345_679n);
+  });
+
+  it("sees a delivery to a watched address through the node's signature index, exactly once", async () => {
+    const owner = deriveSolanaAddress(MNEMONIC, 3);
+    const watched = [{ address: owner, mints: [mint.toBase58()] }];
+    const start = await adapter.poll(null, watched);
+    expect(start.transfers).toEqual([]);
+    const prepared = await adapter.prepareTransfer({
+      requestId: "req-watched",
+      mint: mint.toBase58(),
+      recipient: owner,
+      amount: "2.5",
+    });
+    await adapter.broadcast(prepared);
+    const seen = await adapter.poll(start.cursor, watched);
+    expect(seen.transfers).toEqual([
+      // createIdempotent (index 0) and its 4 inner instructions come first: transferChecked is 5th.
+      {
+        txId: prepared.signature,
+        index: 5,
+        to: owner,
+        mint: mint.toBase58(),
+        amount: "2.5",
+        sender: treasury.publicKey.toBase58(),
+      },
+    ]);
+    expect((await adapter.poll(seen.cursor, watched)).transfers).toEqual([]);
   });
 
   it("rejects transfers that can never succeed", async () => {
@@ -130,7 +154,7 @@ describe("Solana delivery on LiteSVM", () => {
       amount: "1",
     });
     expect(await adapter.transferStatus(prepared.signature)).toBe("pending");
-    svm.expireBlockhash();
+    node.svm.expireBlockhash();
     expect(await adapter.transferStatus(prepared.signature)).toBe("failed");
   });
 });
