@@ -321,3 +321,4 @@ export function liteSvmConnection(node: LiteSvmNode, commitment: Commitment = "f
 export function startLiteSvmRpcServer(node: LiteSvmNode): Promise<JsonHttpServer> {
   return startJsonHttpServer(async (body) => ({ status: 200, body: node.handle(body) }));
 }
+export type { JsonHttpServer } from "./json-http-server.ts";

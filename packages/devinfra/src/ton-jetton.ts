@@ -2,7 +2,7 @@ import { type Address, beginCell, Cell, contractAddress, type StateInit, toNano 
 import type { SandboxContract, TreasuryContract } from "@ton/sandbox";
 import { jettonMinterCode } from "@ton-community/assets-sdk/dist/jetton/contracts/build/jetton-minter.js";
 import { jettonWalletCode } from "@ton-community/assets-sdk/dist/jetton/contracts/build/jetton-wallet.js";
-import type { SandboxTonRpc } from "./sandbox-rpc.ts";
+import type { SandboxTonRpc } from "./ton-sandbox-rpc.ts";
 
 /**
  * The standard TEP-74 jetton (token-contract's jetton-minter-discoverable and jetton-wallet), compiled
