@@ -16,7 +16,7 @@ export async function attemptDelivery(
   url: string,
   body: string,
 ): Promise<SendResult> {
-  const secret = apiKeyId ? (await ctx.configs.get(apiKeyId)).webhookSecret : null;
+  const secret = apiKeyId ? await ctx.configs.secret(apiKeyId) : null;
   return postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
 }
 

@@ -69,6 +69,10 @@ export function createConfigStore(db: Db, key: Buffer) {
       const existing = await configs.findOne({ _id: apiKeyId });
       return toDto(existing ?? (await upsert(apiKeyId, {})));
     },
+    /** The key's signing secret; secrets never change, so after the first read it is served from memory. */
+    async secret(apiKeyId: string): Promise<string> {
+      return secretCache.get(apiKeyId) ?? (await this.get(apiKeyId)).webhookSecret;
+    },
     /** Only fields sent change; "" clears a field (stored as null) and stops those deliveries. */
     async update(apiKeyId: string, body: UpdateWebhookRequest): Promise<WebhookConfigDto> {
       const set: Partial<Record<UrlField, string | null>> = {};

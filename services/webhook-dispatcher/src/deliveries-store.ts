@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { DeliveryAttemptDto, WebhookType } from "@ramp/contracts";
 import { isDuplicateKey } from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
+import { laneIdOf } from "./lanes.ts";
 import type { SendResult } from "./sender.ts";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "superseded";
@@ -17,14 +18,13 @@ export interface DeliveryDoc {
   subjectId: string;
   sequence: number;
   url: string;
+  laneId: string;
   /** Serialised once; every attempt sends (and signs) exactly these bytes. */
   body: string;
   status: DeliveryStatus;
   attemptsMade: number;
+  /** While an attempt runs this is pushed a lease ahead, so a crash only delays the delivery. */
   nextAttemptAt: Date;
-  /** Epoch when free; a claimant owns the delivery until then, so a crash only delays it. */
-  leaseUntil: Date;
-  leaseOwner: string | null;
   lastError: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -41,118 +41,80 @@ export type NewDelivery = Pick<
   "key" | "type" | "apiKeyId" | "subjectId" | "sequence" | "url" | "body"
 >;
 
-const FREE = new Date(0);
 export const deliveryIdOf = (key: string) => createHash("sha256").update(key).digest("hex").slice(0, 24);
 
 export function createDeliveriesStore(db: Db) {
   const deliveries = db.collection<DeliveryDoc>("deliveries");
   const attempts = db.collection<AttemptDoc>("attempts");
-  const owner = randomUUID();
 
   return {
-    owner,
     async ensureIndexes(): Promise<void> {
       await deliveries.createIndex({ key: 1 }, { unique: true });
       await deliveries.createIndex({ status: 1, nextAttemptAt: 1 });
-      await deliveries.createIndex({ subjectId: 1, url: 1, sequence: 1 });
       await attempts.createIndex({ apiKeyId: 1, createdAt: -1 });
       await attempts.createIndex({ apiKeyId: 1, subjectId: 1, createdAt: -1 });
     },
 
-    /** Idempotent: the same event stored twice is one delivery. */
-    async add(d: NewDelivery, firstDelayMs: number): Promise<boolean> {
+    /** Idempotent: the same event stored twice is one delivery; returns it only when new. */
+    async add(d: NewDelivery, firstDelayMs: number): Promise<DeliveryDoc | null> {
       const now = new Date();
+      const doc: DeliveryDoc = {
+        _id: deliveryIdOf(d.key),
+        ...d,
+        laneId: laneIdOf(d.subjectId, d.url),
+        status: "pending",
+        attemptsMade: 0,
+        nextAttemptAt: new Date(now.getTime() + firstDelayMs),
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       try {
-        await deliveries.insertOne({
-          _id: deliveryIdOf(d.key),
-          ...d,
-          status: "pending",
-          attemptsMade: 0,
-          nextAttemptAt: new Date(now.getTime() + firstDelayMs),
-          leaseUntil: FREE,
-          leaseOwner: null,
-          lastError: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-        return true;
+        await deliveries.insertOne(doc);
+        return doc;
       } catch (err) {
-        if (isDuplicateKey(err)) return false;
+        if (isDuplicateKey(err)) return null;
         throw err;
       }
     },
 
-    /** Takes one due delivery for this instance; the conditional update is the lock. */
-    async claim(leaseMs: number): Promise<DeliveryDoc | null> {
-      const now = new Date();
-      return deliveries.findOneAndUpdate(
-        { status: "pending", nextAttemptAt: { $lte: now }, leaseUntil: { $lte: now } },
-        { $set: { leaseUntil: new Date(now.getTime() + leaseMs), leaseOwner: owner, updatedAt: now } },
-        { sort: { nextAttemptAt: 1 }, returnDocument: "after" },
-      );
+    /** Candidates only: nothing is taken until the lane lock is held (see lanes.ts). */
+    async findDue(limit: number, skip: ReadonlySet<string>): Promise<DeliveryDoc[]> {
+      return deliveries
+        .find({ status: "pending", nextAttemptAt: { $lte: new Date() }, _id: { $nin: [...skip] } })
+        .sort({ nextAttemptAt: 1 })
+        .limit(limit)
+        .toArray();
     },
 
-    /** Hands a claimed delivery back untouched, to be looked at again after `delayMs`. */
-    async release(d: DeliveryDoc, delayMs: number): Promise<void> {
-      const at = new Date(Date.now() + delayMs);
-      await deliveries.updateOne(
-        { _id: d._id, leaseOwner: owner },
-        { $set: { leaseUntil: FREE, leaseOwner: null, nextAttemptAt: at, updatedAt: new Date() } },
-      );
-    },
-
-    async finish(
-      d: DeliveryDoc,
-      status: DeliveryStatus,
-      attemptsMade: number,
-      nextAttemptAt: Date,
-      lastError: string | null,
-    ): Promise<void> {
-      // Conditional on the lease: an instance that lost it (stalled past the lease) must not
-      // overwrite what the new owner recorded.
-      await deliveries.updateOne(
-        { _id: d._id, leaseOwner: owner },
-        {
-          $set: { status, attemptsMade, nextAttemptAt, lastError, leaseUntil: FREE, leaseOwner: null },
-          $currentDate: { updatedAt: true },
-        },
-      );
-    },
-
-    /** A newer status already reached this URL: sending this one would move the receiver backwards. */
-    async newerDelivered(d: DeliveryDoc): Promise<boolean> {
-      const hit = await deliveries.findOne(
-        { subjectId: d.subjectId, url: d.url, sequence: { $gt: d.sequence }, status: "delivered" },
-        { projection: { _id: 1 } },
-      );
-      return hit !== null;
+    /** Re-read under the lane lock: only a delivery still pending and due may be attempted. */
+    async reload(id: string): Promise<DeliveryDoc | null> {
+      return deliveries.findOne({ _id: id, status: "pending", nextAttemptAt: { $lte: new Date() } });
     },
 
     /**
-     * Whether this delivery must wait: another one for the same order and URL is in flight (one at a
-     * time keeps the stale check above race-free), an older one has not had its first try yet, or,
-     * briefly after arrival, no older one is stored at all (statuses published back to back can be
-     * stored out of order by the parallel consumer).
+     * The other statuses of `d`'s order on the same URL, looked up by their derived _ids (cheap on
+     * every backend): up to 16 sequences either side, far more than an order's lifecycle has.
      */
-    async mustWait(d: DeliveryDoc, graceMs: number): Promise<boolean> {
-      const now = new Date();
-      const same = { subjectId: d.subjectId, url: d.url, _id: { $ne: d._id } };
-      const blocking = await deliveries.findOne(
-        {
-          ...same,
-          status: "pending",
-          $or: [{ leaseUntil: { $gt: now } }, { sequence: { $lt: d.sequence }, attemptsMade: 0 }],
-        },
-        { projection: { _id: 1 } },
-      );
-      if (blocking) return true;
-      if (d.type !== "RAMP" || d.sequence === 0 || now.getTime() - d.createdAt.getTime() >= graceMs)
-        return false;
-      const older = await deliveries.findOne(
-        { ...same, sequence: { $lt: d.sequence } },
-        { projection: { _id: 1 } },
-      );
-      return older === null;
+    async neighbours(
+      d: DeliveryDoc,
+    ): Promise<Array<Pick<DeliveryDoc, "sequence" | "attemptsMade" | "status">>> {
+      if (d.type !== "RAMP") return [];
+      const seqs: number[] = [];
+      for (let s = Math.max(0, d.sequence - 16); s <= d.sequence + 16; s++)
+        if (s !== d.sequence) seqs.push(s);
+      const ids = seqs.map((s) => deliveryIdOf(`${d.subjectId}:${s}:${d.url}`));
+      return deliveries
+        .find({ _id: { $in: ids } }, { projection: { sequence: 1, attemptsMade: 1, status: 1 } })
+        .toArray();
+    },
+
+    /** Only the lane-lock holder calls this. */
+    async update(
+      d: DeliveryDoc,
+      set: Partial<Pick<DeliveryDoc, "status" | "attemptsMade" | "nextAttemptAt" | "lastError">>,
+    ): Promise<void> {
+      await deliveries.updateOne({ _id: d._id }, { $set: { ...set, updatedAt: new Date() } });
     },
 
     async get(apiKeyId: string, deliveryId: string): Promise<DeliveryDoc | null> {
@@ -188,13 +150,6 @@ export function createDeliveriesStore(db: Db) {
           ...rest,
           createdAt: createdAt.toISOString(),
         }),
-      );
-    },
-
-    async markDelivered(d: DeliveryDoc, attemptsMade: number): Promise<void> {
-      await deliveries.updateOne(
-        { _id: d._id },
-        { $set: { status: "delivered", attemptsMade, lastError: null }, $currentDate: { updatedAt: true } },
       );
     },
   };

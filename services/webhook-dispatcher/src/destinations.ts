@@ -3,6 +3,7 @@ import { Events, type OrderStatusChanged, type PaymentSettled } from "@ramp/cont
 import { consume, type Logger, type RunningConsumer } from "@ramp/runtime";
 import type { ConfigStore } from "./config-store.ts";
 import type { DeliveriesStore, NewDelivery } from "./deliveries-store.ts";
+import type { Scheduler } from "./scheduler.ts";
 
 /** spec §6: the order's own webhookURL, else the key's rampWebhookURL; none → nothing is sent. */
 export async function orderDelivery(
@@ -42,9 +43,8 @@ export interface IntakeDeps {
   log: Logger;
   configs: ConfigStore;
   deliveries: DeliveriesStore;
+  scheduler: Scheduler;
   firstDelayMs: number;
-  /** Called once a delivery is stored, so sending starts without waiting for the next poll. */
-  onStored: () => void;
 }
 
 /**
@@ -54,7 +54,8 @@ export interface IntakeDeps {
 export async function startIntake(d: IntakeDeps): Promise<RunningConsumer[]> {
   const store = async (delivery: NewDelivery | null) => {
     if (!delivery) return;
-    if (await d.deliveries.add(delivery, d.firstDelayMs)) d.onStored();
+    const doc = await d.deliveries.add(delivery, d.firstDelayMs);
+    if (doc && d.firstDelayMs === 0 && d.scheduler.hasRoom()) d.scheduler.run(doc);
   };
   return Promise.all([
     consume(d.nc, {

@@ -48,7 +48,8 @@ export function serveHandlers({ nc, log, configs, deliveries, attempt }: Handler
       deliveries.listAttempts(apiKeyId, id, Math.min(Math.max(limit, 1), 200)),
     ),
 
-    // Sends the stored body again now, freshly signed, whatever state the delivery is in.
+    // Sends the stored body again now, freshly signed, whatever state the delivery is in. A manual
+    // extra send: it is logged but leaves the scheduled delivery's own state alone.
     serveRpc(nc, Rpc.webhookRedeliver, QUEUE, log, async ({ apiKeyId, deliveryId }, ctx) => {
       const d = await deliveries.get(apiKeyId, deliveryId);
       if (!d) throw notFound("Delivery not found");
@@ -58,7 +59,6 @@ export function serveHandlers({ nc, log, configs, deliveries, attempt }: Handler
         { deliveryId: d._id, apiKeyId, type: d.type, subjectId: d.subjectId, url: d.url, attempt: n },
         r,
       );
-      if (r.delivered) await deliveries.markDelivered(d, n);
       ctx.log.info({ deliveryId, delivered: r.delivered }, "manual redelivery");
       return testResult(d.type, d.url, r);
     }),

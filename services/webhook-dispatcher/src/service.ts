@@ -5,6 +5,7 @@ import { createConfigStore } from "./config-store.ts";
 import { createDeliveriesStore } from "./deliveries-store.ts";
 import { startIntake } from "./destinations.ts";
 import { serveHandlers } from "./handlers.ts";
+import { createLanes } from "./lanes.ts";
 import { startScheduler } from "./scheduler.ts";
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
@@ -17,24 +18,27 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       headerPrefix: config.WEBHOOK_HEADER_PREFIX,
       send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     };
+    const lanes = createLanes(db);
     const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+    // Long enough that a live attempt (bounded by the timeout) never loses its lease.
+    const leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
     const scheduler = startScheduler({
       store: deliveries,
+      lanes,
       attempt,
       log,
       schedule,
       concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
       pollMs: Math.max(50, config.WEBHOOK_POLL_MS),
-      // Long enough that a live attempt (bounded by the timeout) never loses its lease.
-      leaseMs: config.WEBHOOK_TIMEOUT_MS + 30_000,
+      leaseMs,
     });
     const intake = await startIntake({
       nc,
       log,
       configs,
       deliveries,
+      scheduler,
       firstDelayMs: (schedule[0] ?? 0) * 1000,
-      onStored: () => scheduler.wake(),
     });
     // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts.
     return [scheduler, ...serveHandlers({ nc, log, configs, deliveries, attempt }), ...intake];
