@@ -30,6 +30,8 @@ export function startExpirySweeper(deps: {
     for (const { _id } of due) {
       const trace = newTraceContext();
       const ref = _id.toHexString();
+      // A payment racing the expiry either claimed INIT first (the order proceeds) or finds it gone.
+      if (!(await deps.store.claimExit(_id, "INIT", "DELETED"))) continue;
       await callRpc(deps.nc, Rpc.virtualAccountClose, { ref }, trace);
       const { deletedCount } = await deps.store.collection.deleteOne({ _id, status: "INIT" });
       if (deletedCount)

@@ -1,8 +1,22 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { Events, type OrderStatus } from "@ramp/contracts";
-import { flushOutbox, type Logger, type OutboxEntry, outboxEntry, type TraceContext } from "@ramp/runtime";
+import {
+  flushOutbox,
+  isDuplicateKey,
+  type Logger,
+  type OutboxEntry,
+  outboxEntry,
+  type TraceContext,
+} from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
 import { type OrderDoc, toDto } from "./order-doc.ts";
+
+/** Which way an order left a state; one per (order, state), whoever asks first. */
+interface ExitDoc {
+  _id: string;
+  to: string;
+  at: Date;
+}
 
 /**
  * Orders persistence. Every status change is one conditional update on `{_id, status: from}` that also
@@ -10,8 +24,25 @@ import { type OrderDoc, toDto } from "./order-doc.ts";
  */
 export function createOrdersStore(deps: { db: Db; js: JetStreamClient; log: Logger }) {
   const col = deps.db.collection<OrderDoc>("orders");
+  const exits = deps.db.collection<ExitDoc>("status_exits");
   const store = {
     collection: col,
+    /**
+     * Claims the one way out of `from` for this order. MongoDB's conditional update is atomic already,
+     * but FerretDB's is not under concurrency; an insert on a unique `_id` is atomic on both, so two
+     * racing transitions (COMPLETED vs ERROR, paid vs expired) can never both happen. Claiming the same
+     * way twice succeeds, so a redelivered message after a crash still finishes its transition.
+     */
+    async claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED"): Promise<boolean> {
+      const key = `${id.toHexString()}:${from}`;
+      try {
+        await exits.insertOne({ _id: key, to, at: new Date() });
+        return true;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        return (await exits.findOne({ _id: key }))?.to === to;
+      }
+    },
     async init() {
       await col.createIndex({ businessId: 1, createdAt: -1 });
       await col.createIndex({ status: 1, expiresAt: 1 });
@@ -40,7 +71,7 @@ export function createOrdersStore(deps: { db: Db; js: JetStreamClient; log: Logg
       extra: (order: OrderDoc) => OutboxEntry[] = () => [],
     ): Promise<OrderDoc | null> {
       const current = await col.findOne({ _id: id, status: from });
-      if (!current) return null;
+      if (!current || !(await store.claimExit(id, from, to))) return null;
       const next: OrderDoc = { ...current, ...set, status: to, sequence: current.sequence + 1 };
       const events = [
         outboxEntry(

@@ -1,0 +1,74 @@
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { type RunningProcess, startNats } from "@ramp/devinfra";
+import type {} from "@ramp/devinfra/testing";
+import { createLogger, ensureStreams, newTraceContext } from "@ramp/runtime";
+import { type Db, MongoClient, ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { baseDoc } from "../src/orders/create-orders.ts";
+import type { OrderDoc } from "../src/orders/order-doc.ts";
+import { createOrdersStore, type OrdersStore } from "../src/orders/orders-store.ts";
+
+let nats: RunningProcess;
+let nc: NatsConnection;
+let mongo: MongoClient;
+let db: Db;
+let store: OrdersStore;
+
+beforeAll(async () => {
+  nats = await startNats(inject("natsBin"), inject("testDataDir"));
+  nc = await connect({ servers: nats.url });
+  const { js } = await ensureStreams(nc);
+  mongo = await MongoClient.connect(inject("mongoUrl"));
+  db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_orders_transitions`);
+  store = createOrdersStore({ db, js, log: createLogger("test", "silent") });
+});
+afterAll(async () => {
+  await nc?.close();
+  await mongo?.close();
+  await nats?.stop();
+});
+
+function order(): OrderDoc {
+  return {
+    ...baseDoc({ businessId: "b", apiKeyId: null }, "BASE", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+    status: "PROCESSING",
+    transactionType: "OFF_RAMP",
+    currency: "NGN",
+    recipient: "",
+    amount: "1",
+    fiatAmount: "1600.00",
+    usdcAmount: "1",
+    rate: "1600",
+    fee: "0",
+    usdPrice: "1",
+    decimals: 6,
+    setupCostUsd: "0",
+  };
+}
+
+describe("order transitions under concurrency", () => {
+  it("racing COMPLETED and ERROR: exactly one wins, and the order ends in the winner's state", async () => {
+    for (let round = 0; round < 5; round++) {
+      const doc = order();
+      await store.insert(doc);
+      const attempts = Array.from({ length: 12 }, (_, i) =>
+        store
+          .transition(doc._id, "PROCESSING", i % 2 ? "COMPLETED" : "ERROR", {}, newTraceContext())
+          .then((r) => (r ? (i % 2 ? "COMPLETED" : "ERROR") : null)),
+      );
+      const winners = new Set((await Promise.all(attempts)).filter((w) => w !== null));
+      expect(winners.size).toBe(1);
+      const final = await store.get(doc._id.toHexString());
+      expect(final?.status).toBe([...winners][0]);
+    }
+  });
+
+  it("a transition that was claimed but crashed before its update is finished by the retry", async () => {
+    const doc = order();
+    await store.insert(doc);
+    expect(await store.claimExit(doc._id, "PROCESSING", "COMPLETED")).toBe(true);
+    expect(await store.transition(doc._id, "PROCESSING", "ERROR", {}, newTraceContext())).toBeNull();
+    const done = await store.transition(doc._id, "PROCESSING", "COMPLETED", {}, newTraceContext());
+    expect(done?.status).toBe("COMPLETED");
+  });
+});
