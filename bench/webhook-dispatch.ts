@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
-import { Events, Rpc, type TransactionDto } from "@ramp/contracts";
+import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contracts";
 import { startInfra } from "@ramp/devinfra";
 import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
@@ -26,28 +26,14 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 120) * 1000;
 const run = randomBytes(4).toString("hex");
 
 function order(i: number): TransactionDto {
-  return {
+  return sampleTransaction({
     id: `${run}${i.toString(16).padStart(16, "0")}`,
-    address: "",
     signature: "",
-    mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-    currency: "NGN",
-    amount: 10,
-    usdcAmount: 10,
-    fiatAmount: 16000,
-    sender: "",
-    recipient: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
-    rate: 1600,
     status: "INIT",
-    transactionType: "ON_RAMP",
     // Publish time, so the receiver can measure per-delivery latency.
     createdAt: new Date().toISOString(),
-    accountNumber: "9912345678",
     accountName: "BENCH(Pay NGN 16000)",
-    bank: "Sandbox Bank",
-    fee: 0,
-    chain: "SOLANA",
-  };
+  });
 }
 
 const pct = (sorted: number[], p: number) =>

@@ -7,9 +7,11 @@ import {
   Events,
   PaymentDto as PaymentSchema,
   Rpc,
+  sampleTransaction,
   TransactionDto as TransactionSchema,
   WebhookTestResultDto,
 } from "@ramp/contracts";
+import { sleep } from "@ramp/devinfra/testing";
 import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
@@ -82,29 +84,13 @@ type Receiver = Awaited<ReturnType<typeof receiver>>;
 
 // ---- helpers ----
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function order(id: string, status: OrderStatus): TransactionDto {
-  return TransactionSchema.parse({
+  return sampleTransaction({
     id,
-    address: "",
-    signature: status === "COMPLETED" ? "sig" : "",
-    mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-    currency: "NGN",
-    amount: 10,
-    usdcAmount: 10,
-    fiatAmount: 16000,
-    sender: "",
-    recipient: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
-    rate: 1600,
     status,
-    transactionType: "ON_RAMP",
+    signature: status === "COMPLETED" ? "sig" : "",
     createdAt: "2026-01-02T03:04:05.678Z",
-    accountNumber: "9912345678",
     accountName: "ACME(Pay NGN 16000)",
-    bank: "Sandbox Bank",
-    fee: 0,
-    chain: "SOLANA",
   });
 }
 

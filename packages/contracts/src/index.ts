@@ -13,4 +13,5 @@ export * from "./messages/envelope.ts";
 export * from "./messages/rpc.ts";
 export * from "./messages/streams.ts";
 export { buildOpenApiDocument, publicRoutes } from "./openapi.ts";
+export { samplePayment, sampleTransaction } from "./samples.ts";
 export * from "./validation.ts";

@@ -1,11 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { badRequest, notFound, Rpc } from "@ramp/contracts";
+import { badRequest, notFound, Rpc, samplePayment, sampleTransaction } from "@ramp/contracts";
 import { type Logger, serveRpc } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import { type AttemptContext, attemptDelivery, testResult } from "./attempt.ts";
 import type { ConfigStore } from "./config-store.ts";
 import type { DeliveriesStore } from "./deliveries-store.ts";
-import { samplePayment, sampleTransaction } from "./samples.ts";
 
 const QUEUE = "webhook-dispatcher";
 

@@ -1,10 +1,17 @@
-import type { PaymentDto, TransactionDto } from "@ramp/contracts";
-import { ObjectId } from "mongodb";
+import { randomBytes } from "node:crypto";
+import type { PaymentDto } from "./http/payments.ts";
+import type { TransactionDto } from "./http/transactions.ts";
 
-/** A plausible completed onramp, shaped exactly like a real ramp delivery (spec §2.5). */
-export function sampleTransaction(now = new Date()): TransactionDto {
+/** A fresh id in the shape of the service's ids (24 hex digits). */
+const newId = () => randomBytes(12).toString("hex");
+
+/**
+ * A plausible completed onramp, shaped exactly like a real ramp delivery (spec §2.5): the webhook test
+ * send, benchmarks and tests build on it so no copy of the Transaction shape drifts from the schema.
+ */
+export function sampleTransaction(overrides: Partial<TransactionDto> = {}): TransactionDto {
   return {
-    id: new ObjectId().toHexString(),
+    id: newId(),
     address: "",
     signature: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
     mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
@@ -17,12 +24,13 @@ export function sampleTransaction(now = new Date()): TransactionDto {
     rate: 1600,
     status: "COMPLETED",
     transactionType: "ON_RAMP",
-    createdAt: now.toISOString(),
+    createdAt: new Date().toISOString(),
     accountNumber: "9912345678",
     accountName: "SAMPLE BUSINESS(Pay NGN 16000)",
     bank: "Sandbox Bank",
     fee: 0,
     chain: "SOLANA",
+    ...overrides,
   };
 }
 
@@ -30,7 +38,7 @@ export function sampleTransaction(now = new Date()): TransactionDto {
 export function samplePayment(now = new Date()): PaymentDto {
   const expires = new Date(now.getTime() + 72 * 3600 * 1000);
   return {
-    id: new ObjectId().toHexString(),
+    id: newId(),
     status: "SUCCESSFUL",
     method: "TOKEN",
     amount: 100,

@@ -1,5 +1,6 @@
-import { PaymentDto, TransactionDto } from "@ramp/contracts";
 import { describe, expect, it } from "vitest";
+import { PaymentDto } from "./http/payments.ts";
+import { TransactionDto } from "./http/transactions.ts";
 import { samplePayment, sampleTransaction } from "./samples.ts";
 
 describe("test-send samples", () => {
