@@ -78,6 +78,21 @@ describe("offramp pricing (DESIGN §5)", () => {
     const q = quoteOfframp({ ...stable, amount: "10.555555", rate: "1580", fee: "0.5" });
     expect(q.fiatAmount.toString()).toBe("15887.77");
   });
+  it("prices another token at its USD value", () => {
+    const q = quoteOfframp({ amount: "0.5", usdPrice: "3000", decimals: 18, rate: "1600", fee: "10" });
+    expect(q.usdcAmount.toString()).toBe("1500");
+    expect(q.fiatAmount.toString()).toBe("2384000");
+    expect(
+      quoteOfframp({
+        fiatAmount: "2384000",
+        usdPrice: "3000",
+        decimals: 18,
+        rate: "1600",
+        fee: "10",
+      }).amount.toString(),
+    ).toBe("0.5");
+  });
+
   it("fiatAmount → A = F/r + f rounded up", () => {
     const q = quoteOfframp({ ...stable, fiatAmount: "10000", rate: "1580", fee: "0.5" });
     expect(q.amount.toString()).toBe("6.829114");
