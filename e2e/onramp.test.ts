@@ -1,7 +1,7 @@
 import { connect } from "@nats-io/transport-node";
 import { Rpc, TransactionDto } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
-import { MongoClient } from "mongodb";
+import { MongoClient, ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import {
@@ -94,7 +94,27 @@ describe("POST /pub/v2/onramp (spec §4.5)", () => {
     const bad = await onramp({ ...base, amount: 5, bvn: "00000000000" });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("BVN could not be verified");
-    expect((await onramp({ ...base, amount: 5, bvn: "22222222222" })).status).toBe(201);
+    const first = await onramp({ ...base, amount: 5, bvn: "22222222222" });
+    const again = await onramp({ ...base, amount: 6, bvn: "22222222222" });
+    const other = await onramp({ ...base, amount: 7, bvn: "33333333333" });
+    expect([first.status, again.status, other.status]).toEqual([201, 201, 201]);
+    // Credited to the end user: one KYC record per BVN, created on first use, never storing the BVN.
+    const mongo = await MongoClient.connect(inject("mongoUrl"));
+    try {
+      const orders = mongo.db(`t${stack.id}_orders`).collection("orders");
+      const users = await Promise.all(
+        [first, again, other].map(
+          async (r) => (await orders.findOne({ _id: new ObjectId(r.body.id) }))?.userId,
+        ),
+      );
+      expect(users[0]).toBeTruthy();
+      expect(users[1]).toBe(users[0]);
+      expect(users[2]).not.toBe(users[0]);
+      const kyc = await mongo.db(`t${stack.id}_banking`).collection("kyc_records").find().toArray();
+      expect(JSON.stringify(kyc)).not.toContain("22222222222");
+    } finally {
+      await mongo.close();
+    }
   });
 });
 
