@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { ErrorBody } from "@ramp/contracts";
-import { freePort } from "@ramp/devinfra";
+import { freePort, REPO_ROOT } from "@ramp/devinfra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "./support/stack.ts";
+import { ADMIN_TOKEN, type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
 let pricingHealthPort: number;
@@ -47,6 +49,35 @@ describe("admin API (DESIGN §10)", () => {
     expect((await stack.client(biz.apiKey).get("/pub/v2/rate?currency=GHS")).status).toBe(404);
     expect((await stack.admin("PUT", "/rates/EUR", { onRamp: 1, offRamp: 1 })).status).toBe(400);
     expect((await stack.admin("PUT", "/rates/NGN", { onRamp: -1, offRamp: 1 })).status).toBe(400);
+  });
+});
+
+describe("admin CLI", () => {
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(
+        join(REPO_ROOT, "node_modules", ".bin", "tsx"),
+        [join(REPO_ROOT, "scripts", "admin.ts"), ...args],
+        {
+          env: { ...process.env, RAMP_URL: stack.url, ADMIN_TOKEN },
+        },
+      );
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (out += d));
+      child.on("exit", (code) => resolve({ code, out }));
+    });
+
+  it("wraps the admin API: creates a business and sets a rate its key then reads", async () => {
+    const created = await cli("business", "create", "CLI Co", "100");
+    expect(created.code).toBe(0);
+    const apiKey = JSON.parse(created.out.slice(created.out.indexOf("{"))).apiKey;
+    expect((await cli("rate", "set", "ZAR", "18.6", "18.1")).code).toBe(0);
+    const rate = await stack.client(apiKey).get("/pub/v2/rate?currency=ZAR");
+    expect(rate.body.onRampRate.rate).toBe(18.786);
+    const bad = await cli("rate", "set", "ZAR", "x");
+    expect(bad.code).toBe(2);
+    expect(bad.out).toContain("usage:");
   });
 });
 
