@@ -1,0 +1,49 @@
+/**
+ * The database's own ceiling, to read the other benchmarks against: single-document inserts and
+ * updates per second on the MongoDB-wire database the services would use (MONGODB_URI, else the local
+ * one the bootstrap picks — FerretDB/SQLite on a machine without mongod). Bounded: 3 × 300 operations.
+ *
+ *   pnpm exec tsx bench/database-floor.ts
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureFerretDb, findMongod, startFerret, startMongod, TOOLS_DIR } from "@ramp/devinfra";
+import { MongoClient } from "mongodb";
+
+const OPS = 300;
+const dir = mkdtempSync(join(tmpdir(), "ramp-dbfloor-"));
+const mongod = findMongod();
+const local = process.env.MONGODB_URI
+  ? undefined
+  : mongod
+    ? await startMongod(mongod, dir)
+    : await startFerret(ensureFerretDb(TOOLS_DIR), dir);
+const url = process.env.MONGODB_URI ?? local?.url ?? "";
+const client = await MongoClient.connect(url);
+try {
+  const col = client.db(`bench_${Date.now()}`).collection<{ i: number; u?: number }>("ops");
+  await col.createIndex({ i: 1 });
+  const rate = async (what: string, work: () => Promise<unknown>) => {
+    const started = performance.now();
+    await work();
+    const perSecond = OPS / ((performance.now() - started) / 1000);
+    process.stdout.write(`${what}: ${perSecond.toFixed(0)}/s\n`);
+  };
+  process.stdout.write(
+    `database: ${mongod && !process.env.MONGODB_URI ? "mongod" : process.env.MONGODB_URI ? url : "FerretDB (SQLite)"}\n`,
+  );
+  await rate("insertOne, one at a time", async () => {
+    for (let i = 0; i < OPS; i++) await col.insertOne({ i });
+  });
+  await rate(`insertOne, ${OPS} in parallel`, () =>
+    Promise.all(Array.from({ length: OPS }, (_, i) => col.insertOne({ i: OPS + i }))),
+  );
+  await rate("updateOne by indexed field, one at a time", async () => {
+    for (let i = 0; i < OPS; i++) await col.updateOne({ i }, { $set: { u: 1 } });
+  });
+} finally {
+  await client.close();
+  await local?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
