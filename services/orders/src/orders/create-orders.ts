@@ -71,6 +71,70 @@ export function baseDoc(
   };
 }
 
+type Pricing = Pick<
+  OrderDoc,
+  | "amount"
+  | "fiatAmount"
+  | "usdcAmount"
+  | "rate"
+  | "fee"
+  | "usdPrice"
+  | "decimals"
+  | "setupCostUsd"
+  | "userId"
+>;
+
+/**
+ * What both directions do before anything is stored: BVN (spec §4.5 rule 5), the token's decimals and
+ * price, the business's rate for the direction, the quote of DESIGN §5 and the order bounds.
+ */
+async function verifyAndPrice(
+  deps: CreateDeps,
+  caller: Caller,
+  body: OnrampRequest | OfframpRequest,
+  trace: TraceContext,
+): Promise<Pricing> {
+  const { nc, config } = deps;
+  const onramp = "recipient" in body;
+  const kyc = body.bvn
+    ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
+    : null;
+  const token = await callRpc(
+    nc,
+    Rpc.tokenInfo,
+    { chain: body.chain, mint: body.mint, ...(onramp ? { recipient: body.recipient } : {}) },
+    trace,
+  );
+  const rates = await callRpc(
+    nc,
+    Rpc.ratesGet,
+    { businessId: caller.businessId, currency: body.currency },
+    trace,
+  );
+  const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
+  const fee = String(body.businessUSDCFee ?? 0);
+  const input = {
+    amount: opt(body.amount),
+    fiatAmount: opt(body.fiatAmount),
+    rate,
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: onramp ? token.setupCostUsd : "0",
+  };
+  const quote = onramp ? quoteOnramp(input) : quoteOfframp(input);
+  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  return {
+    ...toStored(quote),
+    rate,
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: input.setupCostUsd,
+    userId: kyc?.userId ?? null,
+  };
+}
+
 /**
  * Spec §4.6: the payout account is confirmed first (nothing is stored for an account that cannot be
  * resolved); then BVN, pricing, a fresh deposit address in the chain's format, and the INIT order.
@@ -81,33 +145,14 @@ export async function createOfframp(
   body: OfframpRequest,
   trace: TraceContext,
 ): Promise<TransactionDto> {
-  const { nc, store, config } = deps;
+  const { nc, store } = deps;
   const account = await callRpc(
     nc,
     Rpc.accountsResolve,
     { bankCode: body.bankCode, accountNumber: body.accountNumber },
     trace,
   );
-  const kyc = body.bvn
-    ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
-    : null;
-  const token = await callRpc(nc, Rpc.tokenInfo, { chain: body.chain, mint: body.mint }, trace);
-  const { offRampRate } = await callRpc(
-    nc,
-    Rpc.ratesGet,
-    { businessId: caller.businessId, currency: body.currency },
-    trace,
-  );
-  const fee = String(body.businessUSDCFee ?? 0);
-  const quote = quoteOfframp({
-    amount: opt(body.amount),
-    fiatAmount: opt(body.fiatAmount),
-    rate: String(offRampRate.rate),
-    fee,
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
-  });
-  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  const pricing = await verifyAndPrice(deps, caller, body, trace);
   const base = baseDoc(caller, body.chain, body.mint);
   const { address } = await callRpc(
     nc,
@@ -120,19 +165,13 @@ export async function createOfframp(
     transactionType: "OFF_RAMP",
     currency: body.currency,
     recipient: "",
-    ...toStored(quote),
-    rate: String(offRampRate.rate),
-    fee,
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
-    setupCostUsd: "0",
+    ...pricing,
     address,
     accountNumber: body.accountNumber,
     accountName: account.accountName,
     bank: account.bankName,
     bankCode: body.bankCode,
     webhookURL: body.webhookURL ?? null,
-    userId: kyc?.userId ?? null,
     description: body.description ?? null,
   };
   await store.insert(doc);
@@ -150,41 +189,15 @@ export async function createOnramp(
   trace: TraceContext,
 ): Promise<TransactionDto> {
   const { nc, store, config } = deps;
-  const kyc = body.bvn
-    ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
-    : null;
-  const token = await callRpc(
-    nc,
-    Rpc.tokenInfo,
-    { chain: body.chain, mint: body.mint, recipient: body.recipient },
-    trace,
-  );
-  const { onRampRate } = await callRpc(
-    nc,
-    Rpc.ratesGet,
-    { businessId: caller.businessId, currency: body.currency },
-    trace,
-  );
-  const fee = String(body.businessUSDCFee ?? 0);
-  const quote = quoteOnramp({
-    amount: opt(body.amount),
-    fiatAmount: opt(body.fiatAmount),
-    rate: String(onRampRate.rate),
-    fee,
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
-    setupCostUsd: token.setupCostUsd,
-  });
-  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  const pricing = await verifyAndPrice(deps, caller, body, trace);
   const base = baseDoc(caller, body.chain, body.mint);
-  const fields = toStored(quote);
   const va = await callRpc(
     nc,
     Rpc.virtualAccountOpen,
     {
       ref: base._id.toHexString(),
       currency: body.currency,
-      fiatAmount: fields.fiatAmount,
+      fiatAmount: pricing.fiatAmount,
       holder: config.VIRTUAL_ACCOUNT_HOLDER,
     },
     trace,
@@ -194,18 +207,12 @@ export async function createOnramp(
     transactionType: "ON_RAMP",
     currency: body.currency,
     recipient: body.recipient,
-    ...fields,
-    rate: String(onRampRate.rate),
-    fee,
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
-    setupCostUsd: token.setupCostUsd,
+    ...pricing,
     accountNumber: va.accountNumber,
     accountName: va.accountName,
     bank: va.bank,
     webhookURL: body.webhookURL ?? null,
     userExternalId: body.userExternalId ?? null,
-    userId: kyc?.userId ?? null,
     expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
   };
   await store.insert(doc);
