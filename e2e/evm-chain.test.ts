@@ -115,8 +115,24 @@ describe("offramp on BASE (issue 3)", () => {
   });
 });
 
+describe("TOKEN payment on BASE (issue 5)", () => {
+  it("settles when the payer's transfer of totalAmount lands on the deposit address", async () => {
+    const { body: p } = await stack
+      .client(biz.apiKey)
+      .post("/pub/v2/payment", { chain: "BASE", mint: tokenAddress, amount: 20 });
+    expect(p).toMatchObject({ status: "AWAITING", totalAmount: 20.2 });
+    await pay(p.token.address, "20.2");
+    const settled = await eventually(async () => {
+      const r = await stack.client(biz.apiKey).get(`/pub/v2/payment/${p.id}`);
+      return r.body.status === "SUCCESSFUL" ? r.body : undefined;
+    }, 30_000);
+    expect(settled.amount).toBe(20);
+  });
+});
+
 describe("onramp on ETHEREUM (issue 4)", () => {
-  const recipient = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  // Not an address of the dev mnemonic: those are the service's own deposit addresses.
+  const recipient = "0xabcdef0123456789abcdef0123456789abcdef01";
   const body = { currency: "NGN", chain: "ETHEREUM", mint: "", recipient, amount: 7.25 };
 
   it("the fiat deposit delivers exactly `amount` from the treasury; the order completes with that tx hash", async () => {

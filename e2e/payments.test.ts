@@ -85,3 +85,31 @@ describe("POST /pub/v2/payment (spec §4.8)", () => {
     }
   });
 });
+
+describe("payment expiry (DESIGN §9)", () => {
+  it("an awaiting payment becomes EXPIRED after PAYMENT_TTL_SECONDS", async () => {
+    const short = await startStack({
+      services: ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"],
+      serviceEnv: {
+        "chain-watcher": sandboxChainEnv,
+        orders: { PAYMENT_TTL_SECONDS: "1", EXPIRY_SWEEP_MS: "200" },
+      },
+    });
+    try {
+      const b = await short.createBusiness("Expiring");
+      const { body: p } = await short
+        .client(b.apiKey)
+        .post("/pub/v2/payment", { method: "FIAT", currency: "NGN", amount: 100 });
+      expect(p.status).toBe("AWAITING");
+      const expired = await eventually(async () => {
+        const r = await short.client(b.apiKey).get(`/pub/v2/payment/${p.id}`);
+        return r.body.status === "EXPIRED" ? r.body : undefined;
+      }, 10_000);
+      expect(expired.id).toBe(p.id);
+      const late = await short.client(b.apiKey).post(`/sandbox/v2/payment/${p.id}/deposit`, {});
+      expect(late.status).toBe(400);
+    } finally {
+      await short.close();
+    }
+  });
+});

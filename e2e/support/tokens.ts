@@ -3,7 +3,8 @@ export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 export const ETH_USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 export const SOL_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 export const TON_USDT_FRIENDLY = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs";
-export const EVM_RECIPIENT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+/** Deliberately not an address of the dev mnemonic (those are the service's own deposit addresses). */
+export const EVM_RECIPIENT = "0x1234567890abcdef1234567890abcdef12345678";
 export const SOL_RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
 
 export const sandboxChainEnv = {
