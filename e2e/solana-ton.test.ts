@@ -1,6 +1,8 @@
 import { DEV_MNEMONIC, deriveTonTreasuryWallet } from "@ramp/chain-watcher";
+import { sleep } from "@ramp/devinfra/testing";
 import { beginCell, storeMessage } from "@ton/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   SOLANA_DECIMALS,
   type SolanaLiteSvmChain,
@@ -47,6 +49,15 @@ afterAll(async () => {
   await ton?.close();
 });
 
+async function fundsFor(orderId: string): Promise<number> {
+  const client = await MongoClient.connect(inject("mongoUrl"));
+  try {
+    return await client.db(`t${stack.id}_orders`).collection("received_funds").countDocuments({ orderId });
+  } finally {
+    await client.close();
+  }
+}
+
 const status = (id: string, wanted: string, timeoutMs = 30_000) =>
   eventually(async () => {
     const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${id}`);
@@ -69,9 +80,45 @@ describe("offramp on SOLANA, LiteSVM behind JSON-RPC", () => {
     const done = await status(tx.id, "COMPLETED");
     expect(done).toMatchObject({ signature, sender: solana.payer, amount: 12.5, fiatAmount: 20000 });
   });
+
+  it("chain-watcher killed before it sees the transfer: credited once after restart", async () => {
+    const { body: tx } = await stack.client(biz.apiKey).post("/pub/v2/offramp", {
+      accountNumber: "0123456789",
+      bankCode: "000013",
+      currency: "NGN",
+      mint: solana.mint,
+      amount: 3,
+    });
+    await stack.stop("chain-watcher");
+    const signature = solana.pay(tx.address, 3_000_000n);
+    await stack.start("chain-watcher");
+    const done = await status(tx.id, "COMPLETED");
+    expect(done.signature).toBe(signature);
+    await sleep(1_500); // room for a duplicate to show up before counting
+    expect(await fundsFor(tx.id)).toBe(1);
+  });
 });
 
 describe("onramp on TON, @ton/sandbox behind toncenter", () => {
+  it("chain-watcher killed between PROCESSING and delivery: delivered exactly once after restart", async () => {
+    const recipient = await ton.wallet("restart-recipient");
+    const before = await ton.balanceOf(recipient);
+    const { body: tx } = await stack.client(biz.apiKey).post("/pub/v2/onramp", {
+      currency: "NGN",
+      chain: "TON",
+      mint: ton.minter.toString({ bounceable: true }),
+      recipient: recipient.toRawString(),
+      amount: 2,
+    });
+    await stack.stop("chain-watcher");
+    await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {});
+    await status(tx.id, "PROCESSING");
+    await stack.start("chain-watcher");
+    await status(tx.id, "COMPLETED");
+    await sleep(1_500);
+    expect((await ton.balanceOf(recipient)) - before).toBe(2_000_000n);
+  });
+
   it("the fiat deposit delivers exactly `amount` of the jetton; the order completes with that delivery", async () => {
     const recipient = await ton.wallet("recipient");
     const before = await ton.balanceOf(recipient);
