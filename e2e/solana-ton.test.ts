@@ -99,6 +99,35 @@ describe("offramp on SOLANA, LiteSVM behind JSON-RPC", () => {
   });
 });
 
+describe("bank account address on SOLANA (DESIGN §6)", () => {
+  it("USDC paid to a registered account's address is paid out as an offramp of the registrant", async () => {
+    const reg = await stack
+      .client(biz.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000014", accountNumber: "5555555555" });
+    expect(reg.status).toBe(201);
+    const signature = solana.pay(reg.body.address, 8_000_000n);
+    const client = await MongoClient.connect(inject("mongoUrl"));
+    try {
+      const orders = client.db(`t${stack.id}_orders`).collection("orders");
+      const order = await eventually(
+        async () => (await orders.findOne({ address: reg.body.address })) ?? undefined,
+        30_000,
+      );
+      const done = await status(order._id.toHexString(), "COMPLETED");
+      expect(done).toMatchObject({
+        transactionType: "OFF_RAMP",
+        chain: "SOLANA",
+        signature,
+        amount: 8,
+        fiatAmount: 12800,
+        accountNumber: "5555555555",
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("onramp on TON, @ton/sandbox behind toncenter", () => {
   it("chain-watcher killed between PROCESSING and delivery: delivered exactly once after restart", async () => {
     const recipient = await ton.wallet("restart-recipient");
