@@ -1,3 +1,4 @@
+import { metrics } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
@@ -49,6 +50,10 @@ describe("ramp order updates", () => {
     const final = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
     expect(got[1]?.body).toEqual(final.body);
     expect(got[1]?.headers["content-type"]).toMatch(/^application\/json/);
+    // Operators see the attempts too (services in this process share one registry).
+    expect(await metrics.metrics()).toMatch(
+      /ramp_webhook_attempts_total\{outcome="delivered",status="2xx"\} [1-9]/,
+    );
   });
 
   it("offramp: the order's own webhookURL wins over the key's, every change delivered in order", async () => {

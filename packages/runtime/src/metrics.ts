@@ -43,3 +43,17 @@ export const httpDuration = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [metrics],
 });
+
+export const webhookAttempts = new Counter({
+  name: "ramp_webhook_attempts_total",
+  help: "Webhook delivery attempts, by outcome (delivered, failed) and HTTP status class",
+  labelNames: ["outcome", "status"] as const,
+  registers: [metrics],
+});
+
+export const webhookDuration = new Histogram({
+  name: "ramp_webhook_attempt_duration_seconds",
+  help: "Time a receiver took to answer a webhook delivery",
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+  registers: [metrics],
+});

@@ -1,4 +1,5 @@
 import type { WebhookType } from "@ramp/contracts";
+import { webhookAttempts, webhookDuration } from "@ramp/runtime";
 import type { ConfigStore } from "./config-store.ts";
 import { postWebhook, type SendOptions, type SendResult } from "./sender.ts";
 import { signedHeaders } from "./signing.ts";
@@ -17,7 +18,11 @@ export async function attemptDelivery(
   body: string,
 ): Promise<SendResult> {
   const secret = apiKeyId ? await ctx.configs.secret(apiKeyId) : null;
-  return postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
+  const r = await postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
+  const status = r.statusCode === null ? "none" : `${Math.floor(r.statusCode / 100)}xx`;
+  webhookAttempts.inc({ outcome: r.delivered ? "delivered" : "failed", status });
+  webhookDuration.observe(r.durationMs / 1000);
+  return r;
 }
 
 /** The reply of the test and redeliver subjects (DESIGN §9). */
