@@ -1,8 +1,8 @@
 import { connect } from "@nats-io/transport-node";
 import { BankAccountDto, BankDto, isChainAddress, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
-import { MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { SOL_USDC } from "./support/tokens.ts";
 
@@ -129,27 +129,22 @@ describe("USDC landing on a bank account's address (DESIGN §6)", () => {
       amount: "25",
     });
     await nc.close();
-    const mongo = await MongoClient.connect(inject("mongoUrl"));
-    try {
-      const orders = mongo.db(`t${stack.id}_orders`).collection("orders");
-      const order = await eventually(
-        async () => (await orders.findOne({ address: reg.body.address })) ?? undefined,
-      );
-      const done = await eventually(async () => {
-        const r = await stack.client(a.apiKey).get(`/pub/v2/transaction/${order._id.toHexString()}`);
-        return r.body.status === "COMPLETED" ? r.body : undefined;
-      });
-      expect(done).toMatchObject({
-        transactionType: "OFF_RAMP",
-        chain: "SOLANA",
-        amount: 25,
-        fiatAmount: 40000,
-        accountNumber: "3333333333",
-        currency: "NGN",
-      });
-      expect((await stack.client(b.apiKey).get(`/pub/v2/transaction/${done.id}`)).status).toBe(404);
-    } finally {
-      await mongo.close();
-    }
+    const orders = (await stack.db("orders")).collection("orders");
+    const order = await eventually(
+      async () => (await orders.findOne({ address: reg.body.address })) ?? undefined,
+    );
+    const done = await eventually(async () => {
+      const r = await stack.client(a.apiKey).get(`/pub/v2/transaction/${order._id.toHexString()}`);
+      return r.body.status === "COMPLETED" ? r.body : undefined;
+    });
+    expect(done).toMatchObject({
+      transactionType: "OFF_RAMP",
+      chain: "SOLANA",
+      amount: 25,
+      fiatAmount: 40000,
+      accountNumber: "3333333333",
+      currency: "NGN",
+    });
+    expect((await stack.client(b.apiKey).get(`/pub/v2/transaction/${done.id}`)).status).toBe(404);
   });
 });

@@ -1,8 +1,8 @@
 import { DEV_MNEMONIC, EvmKeyring } from "@ramp/chain-watcher";
 import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
 import { Contract, NonceManager, parseEther, parseUnits } from "ethers";
-import { MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 
 /**
@@ -61,15 +61,6 @@ const status = (id: string, wanted: string, timeoutMs = 30_000) =>
     return r.body.status === wanted ? r.body : undefined;
   }, timeoutMs);
 
-async function fundsFor(orderId: string): Promise<number> {
-  const client = await MongoClient.connect(inject("mongoUrl"));
-  try {
-    return await client.db(`t${stack.id}_orders`).collection("received_funds").countDocuments({ orderId });
-  } finally {
-    await client.close();
-  }
-}
-
 describe("offramp on BASE (issue 3)", () => {
   const body = () => ({
     accountNumber: "0123456789",
@@ -111,7 +102,7 @@ describe("offramp on BASE (issue 3)", () => {
     await status(tx.id, "COMPLETED");
     // Give a duplicate the time it would need to show up, then count.
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(await fundsFor(tx.id)).toBe(1);
+    expect(await stack.fundsRecorded(tx.id)).toBe(1);
   });
 });
 

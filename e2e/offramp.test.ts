@@ -1,8 +1,8 @@
 import { connect } from "@nats-io/transport-node";
 import { Rpc, TransactionDto } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
-import { MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, SOL_USDC, sandboxChainEnv } from "./support/tokens.ts";
 
@@ -25,12 +25,7 @@ const base = {
 };
 
 async function ordersCount(): Promise<number> {
-  const client = await MongoClient.connect(inject("mongoUrl"));
-  try {
-    return await client.db(`t${stack.id}_orders`).collection("orders").countDocuments();
-  } finally {
-    await client.close();
-  }
+  return await (await stack.db("orders")).collection("orders").countDocuments();
 }
 
 describe("POST /pub/v2/offramp (spec §4.6)", () => {
@@ -139,14 +134,9 @@ describe("offramp lifecycle through the sandbox deposit (DESIGN §9, §10)", () 
       amount: "12",
     });
     await nc.close();
-    const client = await MongoClient.connect(inject("mongoUrl"));
-    try {
-      const funds = client.db(`t${stack.id}_orders`).collection("received_funds");
-      const kept = await eventually(async () => (await funds.findOne({ orderId: tx.id })) ?? undefined);
-      expect(kept).toMatchObject({ outcome: "other-token", detail: { txId: reference, mint: other } });
-    } finally {
-      await client.close();
-    }
+    const funds = (await stack.db("orders")).collection("received_funds");
+    const kept = await eventually(async () => (await funds.findOne({ orderId: tx.id })) ?? undefined);
+    expect(kept).toMatchObject({ outcome: "other-token", detail: { txId: reference, mint: other } });
     expect((await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`)).body.status).toBe("INIT");
   });
 

@@ -1,8 +1,8 @@
 import { connect } from "@nats-io/transport-node";
 import { Rpc, TransactionDto } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
-import { MongoClient, ObjectId } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import {
   ETH_USDC,
@@ -99,22 +99,17 @@ describe("POST /pub/v2/onramp (spec §4.5)", () => {
     const other = await onramp({ ...base, amount: 7, bvn: "33333333333" });
     expect([first.status, again.status, other.status]).toEqual([201, 201, 201]);
     // Credited to the end user: one KYC record per BVN, created on first use, never storing the BVN.
-    const mongo = await MongoClient.connect(inject("mongoUrl"));
-    try {
-      const orders = mongo.db(`t${stack.id}_orders`).collection("orders");
-      const users = await Promise.all(
-        [first, again, other].map(
-          async (r) => (await orders.findOne({ _id: new ObjectId(r.body.id) }))?.userId,
-        ),
-      );
-      expect(users[0]).toBeTruthy();
-      expect(users[1]).toBe(users[0]);
-      expect(users[2]).not.toBe(users[0]);
-      const kyc = await mongo.db(`t${stack.id}_banking`).collection("kyc_records").find().toArray();
-      expect(JSON.stringify(kyc)).not.toContain("22222222222");
-    } finally {
-      await mongo.close();
-    }
+    const orders = (await stack.db("orders")).collection("orders");
+    const users = await Promise.all(
+      [first, again, other].map(
+        async (r) => (await orders.findOne({ _id: new ObjectId(r.body.id) }))?.userId,
+      ),
+    );
+    expect(users[0]).toBeTruthy();
+    expect(users[1]).toBe(users[0]);
+    expect(users[2]).not.toBe(users[0]);
+    const kyc = await (await stack.db("banking")).collection("kyc_records").find().toArray();
+    expect(JSON.stringify(kyc)).not.toContain("22222222222");
   });
 });
 
@@ -170,15 +165,9 @@ describe("onramp lifecycle (spec §3)", () => {
     const nc = await connect({ servers: stack.natsUrl });
     await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: tx.id });
     await nc.close();
-    const mongo = await MongoClient.connect(inject("mongoUrl"));
-    try {
-      const kept = await mongo
-        .db(`t${stack.id}_banking`)
-        .collection("fiat_deposits")
-        .findOne({ accountNumber: tx.accountNumber });
-      expect(kept).toMatchObject({ status: "unmatched", fiatAmount: "8250.00" });
-    } finally {
-      await mongo.close();
-    }
+    const kept = await (await stack.db("banking"))
+      .collection("fiat_deposits")
+      .findOne({ accountNumber: tx.accountNumber });
+    expect(kept).toMatchObject({ status: "unmatched", fiatAmount: "8250.00" });
   });
 });

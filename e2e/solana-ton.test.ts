@@ -1,8 +1,8 @@
 import { DEV_MNEMONIC, deriveTonTreasuryWallet } from "@ramp/chain-watcher";
 import { sleep } from "@ramp/devinfra/testing";
 import { beginCell, storeMessage } from "@ton/core";
-import { MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   SOLANA_DECIMALS,
   type SolanaLiteSvmChain,
@@ -49,15 +49,6 @@ afterAll(async () => {
   await ton?.close();
 });
 
-async function fundsFor(orderId: string): Promise<number> {
-  const client = await MongoClient.connect(inject("mongoUrl"));
-  try {
-    return await client.db(`t${stack.id}_orders`).collection("received_funds").countDocuments({ orderId });
-  } finally {
-    await client.close();
-  }
-}
-
 const status = (id: string, wanted: string, timeoutMs = 30_000) =>
   eventually(async () => {
     const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${id}`);
@@ -95,7 +86,7 @@ describe("offramp on SOLANA, LiteSVM behind JSON-RPC", () => {
     const done = await status(tx.id, "COMPLETED");
     expect(done.signature).toBe(signature);
     await sleep(1_500); // room for a duplicate to show up before counting
-    expect(await fundsFor(tx.id)).toBe(1);
+    expect(await stack.fundsRecorded(tx.id)).toBe(1);
   });
 });
 
@@ -106,25 +97,20 @@ describe("bank account address on SOLANA (DESIGN §6)", () => {
       .post("/pub/v2/bank-account", { bankCode: "000014", accountNumber: "5555555555" });
     expect(reg.status).toBe(201);
     const signature = solana.pay(reg.body.address, 8_000_000n);
-    const client = await MongoClient.connect(inject("mongoUrl"));
-    try {
-      const orders = client.db(`t${stack.id}_orders`).collection("orders");
-      const order = await eventually(
-        async () => (await orders.findOne({ address: reg.body.address })) ?? undefined,
-        30_000,
-      );
-      const done = await status(order._id.toHexString(), "COMPLETED");
-      expect(done).toMatchObject({
-        transactionType: "OFF_RAMP",
-        chain: "SOLANA",
-        signature,
-        amount: 8,
-        fiatAmount: 12800,
-        accountNumber: "5555555555",
-      });
-    } finally {
-      await client.close();
-    }
+    const orders = (await stack.db("orders")).collection("orders");
+    const order = await eventually(
+      async () => (await orders.findOne({ address: reg.body.address })) ?? undefined,
+      30_000,
+    );
+    const done = await status(order._id.toHexString(), "COMPLETED");
+    expect(done).toMatchObject({
+      transactionType: "OFF_RAMP",
+      chain: "SOLANA",
+      signature,
+      amount: 8,
+      fiatAmount: 12800,
+      accountNumber: "5555555555",
+    });
   });
 });
 

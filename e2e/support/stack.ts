@@ -7,6 +7,7 @@ import { loadOrdersConfig, startOrders } from "@ramp/orders";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
 import type { Stoppable } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
+import { type Db, MongoClient } from "mongodb";
 import { inject } from "vitest";
 
 type Env = Record<string, string | undefined>;
@@ -52,6 +53,7 @@ export async function startStack(opts: StackOptions = {}) {
     ...opts.serviceEnv?.[name],
   });
   const running = new Map<ServiceName, Stoppable>();
+  let mongo: MongoClient | undefined;
   let gatewayUrl = "";
 
   async function start(name: ServiceName) {
@@ -141,8 +143,18 @@ export async function startStack(opts: StackOptions = {}) {
       const res = await admin("PUT", `/rates/${currency}`, { onRamp, offRamp });
       if (res.status !== 200) throw new Error(`set rate: ${res.status} ${JSON.stringify(res.body)}`);
     },
+    /** A service's own database, for tests that assert what was (or was not) stored. */
+    async db(name: ServiceName): Promise<Db> {
+      mongo ??= await MongoClient.connect(inject("mongoUrl"));
+      return mongo.db(`t${id}_${name.replace(/-/g, "_")}`);
+    },
+    /** How many inbound funds (fiat or chain deposits) orders recorded against an order: "credited once". */
+    async fundsRecorded(orderId: string): Promise<number> {
+      return (await this.db("orders")).collection("received_funds").countDocuments({ orderId });
+    },
     async close() {
       for (const name of [...running.keys()].reverse()) await stop(name);
+      await mongo?.close();
       await nats?.stop();
     },
   };
