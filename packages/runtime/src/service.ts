@@ -54,6 +54,8 @@ export async function bootService<C extends BaseConfig>(
   );
   const deps: ServiceDeps<C> = { name, config, log, nc, js, db: mongo.db };
   const parts = await register(deps);
+  // Subscriptions are only live once the server has them: flush, so "started" means "answering".
+  await nc.flush();
   const ready = async () => {
     if (nc.isClosed()) return false;
     await nc.flush();

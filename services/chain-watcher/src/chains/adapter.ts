@@ -39,6 +39,13 @@ export interface PreparedTransfer {
 
 export type TransferStatus = "pending" | "confirmed" | "failed";
 
+export interface TransferRequest {
+  requestId: string;
+  mint: string;
+  recipient: string;
+  amount: string;
+}
+
 export interface ChainAdapter {
   readonly chain: Chain;
   /** Deposit address for HD index `index` of this chain's family. Pure derivation, no I/O. */
@@ -46,12 +53,7 @@ export interface ChainAdapter {
   /** Transfers to watched addresses with at least the configured confirmations, after `cursor`. */
   poll(cursor: string | null, watched: WatchedAddress[]): Promise<PollResult>;
   /** Signs (does not send) a transfer of `amount` of `mint` from the treasury to `recipient`. */
-  prepareTransfer(req: {
-    requestId: string;
-    mint: string;
-    recipient: string;
-    amount: string;
-  }): Promise<PreparedTransfer>;
+  prepareTransfer(req: TransferRequest): Promise<PreparedTransfer>;
   /** Sends a prepared transaction; sending the same one twice is harmless. */
   broadcast(prepared: PreparedTransfer): Promise<void>;
   transferStatus(signature: string): Promise<TransferStatus>;

@@ -11,6 +11,7 @@ import type {
   ObservedTransfer,
   PollResult,
   PreparedTransfer,
+  TransferRequest,
   TransferStatus,
   WatchedAddress,
 } from "../adapter.ts";
@@ -140,12 +141,7 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & 
     return { transfers, cursor: JSON.stringify(state) };
   }
 
-  async function prepareTransfer(req: {
-    requestId: string;
-    mint: string;
-    recipient: string;
-    amount: string;
-  }): Promise<PreparedTransfer> {
+  async function prepareTransfer(req: TransferRequest): Promise<PreparedTransfer> {
     const mint = publicKey(req.mint, "mint");
     const recipient = publicKey(req.recipient, "recipient");
     const recipientInfo = await rpc.getAccountInfo(recipient, commitment);

@@ -6,6 +6,7 @@ import type {
   ObservedTransfer,
   PollResult,
   PreparedTransfer,
+  TransferRequest,
   TransferStatus,
   WatchedAddress,
 } from "../adapter.ts";
@@ -137,12 +138,7 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
     return { transfers, cursor: JSON.stringify(state) };
   }
 
-  async function prepareTransfer(req: {
-    requestId: string;
-    mint: string;
-    recipient: string;
-    amount: string;
-  }): Promise<PreparedTransfer> {
+  async function prepareTransfer(req: TransferRequest): Promise<PreparedTransfer> {
     const recipient = address(req.recipient, "recipient");
     const mint = req.mint === TONCOIN_MINT ? TONCOIN_MINT : address(req.mint, "mint").toRawString();
     const raw = amountOf(req.amount, await tokenDecimals(mint));
