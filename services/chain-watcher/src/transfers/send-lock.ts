@@ -43,6 +43,7 @@ export function createSendLock(db: Db) {
 
   return async function withSendLock<T>(chain: Chain, fn: () => Promise<T>): Promise<T> {
     const previous = local.get(chain) ?? Promise.resolve();
+    // The previous holder's failure was already reported to its own caller; only its turn matters here.
     const run = previous
       .catch(() => undefined)
       .then(async () => {
@@ -50,6 +51,7 @@ export function createSendLock(db: Db) {
         try {
           return await fn();
         } finally {
+          // A release that fails is not an error for the sender: the lease simply runs out.
           await locks.deleteOne({ _id: chain, owner }).catch(() => undefined);
         }
       });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { AppError, type DepositObserved, Rpc } from "@ramp/contracts";
 import { callRpc, isDuplicateKey, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
-import { quoteOfframp, toStored } from "../quotes/quotes.ts";
+import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
 import { baseDoc } from "./create-orders.ts";
 import type { LifecycleDeps } from "./lifecycle.ts";
 import type { OrderDoc } from "./order-doc.ts";
@@ -43,24 +43,17 @@ export async function openBankAccountOrder(
     trace,
   );
   const rate = String(offRampRate.rate);
-  let quote: ReturnType<typeof quoteOfframp>;
-  try {
-    quote = quoteOfframp({
-      amount: ev.amount,
-      rate,
-      fee: "0",
-      usdPrice: token.usdPrice,
-      decimals: token.decimals,
-    });
-  } catch {
-    return null;
-  }
+  // Priced again on what landed when the deposit is applied; a deposit worth less than the fee
+  // still becomes an order, which that step then moves to ERROR rather than leaving it unrecorded.
+  const priced = priceLanded(() =>
+    quoteOfframp({ amount: ev.amount, rate, fee: "0", usdPrice: token.usdPrice, decimals: token.decimals }),
+  ) ?? { amount: ev.amount, fiatAmount: "0.00", usdcAmount: "0" };
   const doc: OrderDoc = {
     ...baseDoc({ businessId, apiKeyId: null }, ev.chain, ev.mint, _id),
     transactionType: "OFF_RAMP",
     currency: account.currency,
     recipient: "",
-    ...toStored(quote),
+    ...priced,
     rate,
     fee: "0",
     usdPrice: token.usdPrice,

@@ -200,7 +200,9 @@ export function createPayments(deps: {
       }
       await settle(p._id, trace);
       if (p.method === "FIAT")
-        await callRpc(deps.nc, Rpc.virtualAccountClose, { ref: id }, trace).catch(() => undefined);
+        await callRpc(deps.nc, Rpc.virtualAccountClose, { ref: id }, trace).catch((err) =>
+          deps.log.warn({ err, paymentId: id }, "virtual account close failed"),
+        );
       return true;
     },
 
