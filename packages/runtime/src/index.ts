@@ -1,3 +1,4 @@
+export * from "./claims.ts";
 export * from "./config.ts";
 export * from "./health.ts";
 export * from "./jetstream.ts";
@@ -5,6 +6,8 @@ export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./mongo.ts";
 export * from "./outbox.ts";
+export * from "./periodic.ts";
 export * from "./rpc.ts";
 export * from "./service.ts";
+export * from "./state-store.ts";
 export * from "./trace.ts";

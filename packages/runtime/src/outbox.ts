@@ -1,18 +1,25 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { Commands, Events, type StreamContract } from "@ramp/contracts";
-import type { Collection, Document } from "mongodb";
+import type { Collection, Document, Filter } from "mongodb";
 import type { z } from "zod";
 import { publish } from "./jetstream.ts";
 import type { Logger } from "./logger.ts";
+import { startPeriodic } from "./periodic.ts";
 import type { TraceContext } from "./trace.ts";
 
-/** A message saved in the same update as the state change that caused it (DESIGN §4). */
+/**
+ * A message saved in the same write as the state change that caused it, so nothing is lost between
+ * "saved" and "published": the writer publishes it right after, and a sweeper re-sends whatever a
+ * crash left behind. JetStream deduplicates by `msgId`, so sending an entry twice is harmless.
+ */
 export interface OutboxEntry {
   msgId: string;
   subject: string;
   payload: unknown;
   requestId: string;
   traceparent: string;
+  /** When it was queued: the sweeper sends the oldest first. */
+  at: Date;
 }
 
 export interface WithOutbox {
@@ -35,59 +42,140 @@ export function outboxEntry<C extends StreamContract>(
     payload: contract.payload.parse(payload),
     requestId: trace.requestId,
     traceparent: trace.traceparent,
+    at: new Date(),
   };
 }
 
-/** Publishes what a document's outbox holds, then pulls each published entry off. Safe to run twice. */
+export class OutboxStuck extends Error {
+  override name = "OutboxStuck";
+}
+
+/**
+ * Publishes what a document's outbox holds, then removes exactly each published entry and checks that
+ * it is gone. The entry is pulled by its whole stored value: FerretDB ignores `$pull` with a condition
+ * (`{ msgId }`) and would keep every entry for ever, while an exact value matches on both backends.
+ * Throws when publishing fails or an entry cannot be removed; callers use `flushOrDefer`.
+ */
 export async function flushOutbox<T extends Document & WithOutbox>(
+  js: JetStreamClient,
+  collection: Collection<T>,
+  id: T["_id"],
+): Promise<number> {
+  const byId = { _id: id } as Filter<T>;
+  const doc = await collection.findOne(byId, { projection: { outbox: 1 } });
+  const entries = (doc?.outbox as OutboxEntry[] | undefined) ?? [];
+  for (const entry of entries) {
+    const contract = bySubject.get(entry.subject);
+    if (!contract) throw new OutboxStuck(`outbox entry ${entry.msgId} names an unknown subject`);
+    await publish(js, contract, entry.payload as never, entry.msgId, {
+      requestId: entry.requestId,
+      traceparent: entry.traceparent,
+    });
+    const pulled = await collection.updateOne(byId, { $pull: { outbox: entry } } as never);
+    if (pulled.modifiedCount === 1) continue;
+    const still = await collection.countDocuments({ _id: id, outbox: entry } as Filter<T>);
+    if (still > 0) throw new OutboxStuck(`outbox entry ${entry.msgId} was published but not removed`);
+  }
+  return entries.length;
+}
+
+/**
+ * The one flush-failure policy: the state change is already saved with its messages, so a failed
+ * publish is not the caller's failure. It is logged and left to the sweeper, which retries it.
+ */
+export async function flushOrDefer<T extends Document & WithOutbox>(
   js: JetStreamClient,
   collection: Collection<T>,
   id: T["_id"],
   log: Logger,
 ): Promise<void> {
-  const doc = await collection.findOne({ _id: id } as never, { projection: { outbox: 1 } });
-  for (const entry of (doc?.outbox as OutboxEntry[] | undefined) ?? []) {
-    const contract = bySubject.get(entry.subject);
-    if (!contract) {
-      log.error({ subject: entry.subject }, "outbox entry for an unknown subject");
-      continue;
-    }
-    await publish(js, contract, entry.payload as never, entry.msgId, {
-      requestId: entry.requestId,
-      traceparent: entry.traceparent,
-    });
-    await collection.updateOne({ _id: id } as never, { $pull: { outbox: { msgId: entry.msgId } } } as never);
-  }
+  await flushOutbox(js, collection, id).catch((err: unknown) =>
+    log.warn(
+      { err, id: String(id), collection: collection.collectionName },
+      "outbox flush deferred to sweeper",
+    ),
+  );
 }
 
-/** Re-sends anything a crash left in outboxes. Runs at start-up and then every `intervalMs`. */
+export interface SweeperOptions {
+  intervalMs?: number;
+  /** Documents read per page; every pending document is visited each sweep, oldest first. */
+  pageSize?: number;
+  /** Entries younger than this are left to the writer that queued them. */
+  graceMs?: number;
+}
+
+/**
+ * Re-sends anything a crash left in outboxes: at start-up, then `intervalMs` after each sweep ends, so
+ * sweeps never overlap. Pages go oldest entry first (keyset on the first entry's time, then `_id`), and
+ * a document that fails is skipped for this sweep, never blocking the ones behind it.
+ * Safe in every replica at once: publishing is deduplicated by msgId and removal is by exact value.
+ */
 export function startOutboxSweeper<T extends Document & WithOutbox>(
   js: JetStreamClient,
   collection: Collection<T>,
   log: Logger,
-  intervalMs = 2_000,
-): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const sweep = async () => {
-    const pending = await collection
-      .find({ "outbox.0": { $exists: true } } as never, { projection: { _id: 1 } })
-      .limit(500)
-      .toArray();
-    for (const doc of pending) {
-      await flushOutbox(js, collection, doc._id as T["_id"], log).catch((err) =>
-        log.warn({ err }, "outbox flush failed"),
-      );
+  opts: SweeperOptions = {},
+): { stop(): Promise<void>; sweep(): Promise<number> } {
+  const intervalMs = opts.intervalMs ?? 2_000;
+  const pageSize = opts.pageSize ?? 200;
+  const graceMs = opts.graceMs ?? 1_000;
+  let stopped = false;
+
+  const sweep = async (): Promise<number> => {
+    const before = new Date(Date.now() - graceMs);
+    let after: { at: Date; id: unknown } | null = null as { at: Date; id: unknown } | null;
+    let sent = 0;
+    while (!stopped) {
+      const keyset: Document = after
+        ? {
+            $or: [{ "outbox.0.at": { $gt: after.at } }, { "outbox.0.at": after.at, _id: { $gt: after.id } }],
+          }
+        : {};
+      const page: Document[] = await collection
+        .find({ "outbox.0.at": { $lte: before }, ...keyset } as unknown as Filter<T>, {
+          projection: { _id: 1, outbox: 1 },
+        })
+        .sort({ "outbox.0.at": 1, _id: 1 })
+        .limit(pageSize)
+        .toArray();
+      for (const doc of page) {
+        try {
+          sent += await flushOutbox(js, collection, doc._id);
+        } catch (err) {
+          log.warn(
+            { err, id: String(doc._id), collection: collection.collectionName },
+            "outbox sweep: entry left",
+          );
+        }
+      }
+      const last: Document | undefined = page.at(-1);
+      const lastAt: Date | undefined = (last?.outbox as OutboxEntry[] | undefined)?.[0]?.at;
+      if (page.length < pageSize || !last || !lastAt) break;
+      after = { at: lastAt, id: last._id };
     }
+    if (sent) log.info({ sent, collection: collection.collectionName }, "outbox sweep re-sent messages");
+    return sent;
   };
-  const tick = () => {
-    running = sweep().catch((err) => log.warn({ err }, "outbox sweep failed"));
-  };
-  tick();
-  const timer = setInterval(tick, intervalMs);
+
+  // Serves the oldest-first keyset; created once per start, idempotently.
+  const indexed = collection.createIndex({ "outbox.0.at": 1, _id: 1 }).catch((err: unknown) => {
+    log.warn({ err, collection: collection.collectionName }, "outbox index not created");
+  });
+  const loop = startPeriodic(
+    `outbox sweep ${collection.collectionName}`,
+    intervalMs,
+    async () => {
+      await indexed;
+      return sweep();
+    },
+    log,
+  );
   return {
+    sweep,
     async stop() {
-      clearInterval(timer);
-      await running;
+      stopped = true;
+      await loop.stop();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Commands, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, serveRpc, startOutboxSweeper } from "@ramp/runtime";
+import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
 import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
 import { filterBanks, loadCatalogue } from "./catalogue/catalogue.ts";
@@ -18,9 +18,10 @@ export async function startBanking(config: BankingConfig) {
     const rail = createSandboxRail();
     const store = createAccountsStore(db);
     await store.init();
-    const virtualAccounts = createVirtualAccounts({ db, rail, js, log });
+    const claims = createClaims(db);
+    const virtualAccounts = createVirtualAccounts({ db, rail, js, claims, log });
     await virtualAccounts.init();
-    const payouts = createPayouts({ db, rail, js, log });
+    const payouts = createPayouts({ db, rail, js, claims, log });
     const kyc = createKyc({ db, provider: createSandboxIdentityProvider(), pepper: config.KYC_PEPPER });
     const accountsDeps = {
       store,
@@ -60,8 +61,8 @@ export async function startBanking(config: BankingConfig) {
         log,
         handler: (cmd, { trace }) => payouts.handle(cmd, trace),
       }),
-      startOutboxSweeper(js, virtualAccounts.deposits, log),
-      startOutboxSweeper(js, payouts.collection, log),
+      virtualAccounts.startSweeper(),
+      payouts.startSweeper(),
     ];
     if (config.RAMP_SANDBOX) {
       parts.push(

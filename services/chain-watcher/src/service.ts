@@ -1,5 +1,5 @@
 import { Commands, Rpc } from "@ramp/contracts";
-import { bootService, consume, type Stoppable, serveRpc } from "@ramp/runtime";
+import { bootService, consume, createClaims, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
@@ -31,7 +31,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
     const allocations = createAllocationStore(db);
     const deposits = createDepositStore(db, js, log);
-    const transfers = createTransferStore(db, js, log);
+    const transfers = createTransferStore(db, js, createClaims(db), log);
     const cursors = createCursorStore(db);
     await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
 

@@ -1,5 +1,5 @@
 import { badRequest, Events, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, serveRpc, startOutboxSweeper } from "@ramp/runtime";
+import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
@@ -7,16 +7,19 @@ import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
+import { createReceivedFunds } from "./orders/received-funds.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
 
 const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
   return bootService("orders", config, async ({ nc, js, db, log }) => {
-    const store = createOrdersStore({ db, js, log });
+    const claims = createClaims(db);
+    const store = createOrdersStore({ db, js, claims, log });
     await store.init();
-    const payments = createPayments({ db, nc, js, log, config });
-    const lifecycle = createLifecycle({ db, nc, store, payments, log });
+    const payments = createPayments({ db, nc, js, claims, log, config });
+    const funds = createReceivedFunds(db);
+    const lifecycle = createLifecycle({ nc, store, payments, funds, log });
     const createDeps = { nc, store, config };
 
     const parts = [
@@ -69,9 +72,9 @@ export async function startOrders(config: OrdersConfig) {
         log,
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),
-      startOutboxSweeper(js, store.collection, log),
+      store.startSweeper(),
       startExpirySweeper({ nc, store, payments, log, intervalMs: config.EXPIRY_SWEEP_MS }),
-      startOutboxSweeper(js, payments.collection, log),
+      payments.startSweeper(),
     ];
 
     if (config.RAMP_SANDBOX) {

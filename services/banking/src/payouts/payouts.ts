@@ -1,76 +1,90 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { Events, type PayoutCommand } from "@ramp/contracts";
 import {
-  flushOutbox,
-  isDuplicateKey,
+  type Claims,
+  createStateStore,
   type Logger,
   type OutboxEntry,
   outboxEntry,
+  type Stoppable,
   type TraceContext,
 } from "@ramp/runtime";
 import type { Db } from "mongodb";
 import type { BankRail } from "../rails/bank-rail.ts";
 
+type PayoutStatus = "PENDING" | "COMPLETED" | "FAILED";
+
 interface PayoutDoc {
   _id: string; // orderId: one payout per order
   command: PayoutCommand;
-  status: "PENDING" | "COMPLETED" | "FAILED";
+  status: PayoutStatus;
   reference: string | null;
   reason: string | null;
   createdAt: Date;
   outbox: OutboxEntry[];
 }
 
+/** Pays orders out through the bank rail, once each. */
+export interface Payouts {
+  handle(command: PayoutCommand, trace: TraceContext): Promise<void>;
+  startSweeper(): Stoppable;
+}
+
 /**
- * Pays one order once. The record is created before the rail is asked; the rail is idempotent per
- * order, so a crash between asking and recording just asks again and gets the same answer.
+ * The record is created before the rail is asked; the rail is idempotent per order, so a crash between
+ * asking and recording just asks again and gets the same answer, and the result is announced once.
  */
-export function createPayouts(deps: { db: Db; rail: BankRail; js: JetStreamClient; log: Logger }) {
+export function createPayouts(deps: {
+  db: Db;
+  rail: BankRail;
+  js: JetStreamClient;
+  claims: Claims;
+  log: Logger;
+}): Payouts {
   const col = deps.db.collection<PayoutDoc>("payouts");
-  return {
+  const states = createStateStore<PayoutDoc, PayoutStatus>({
     collection: col,
-    async handle(command: PayoutCommand, trace: TraceContext): Promise<void> {
-      try {
-        await col.insertOne({
-          _id: command.orderId,
-          command,
-          status: "PENDING",
-          reference: null,
-          reason: null,
-          createdAt: new Date(),
-          outbox: [],
-        });
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+    stateField: "status",
+    ...deps,
+  });
+  return {
+    async handle(command, trace) {
+      const orderId = command.orderId;
+      await states.insert({
+        _id: orderId,
+        command,
+        status: "PENDING",
+        reference: null,
+        reason: null,
+        createdAt: new Date(),
+        outbox: [],
+      });
+      const current = await col.findOne({ _id: orderId });
+      if (current?.status !== "PENDING") {
+        await states.flush(orderId);
+        return;
       }
-      const current = await col.findOne({ _id: command.orderId });
-      if (current && current.status === "PENDING") {
-        const result = await deps.rail.payout(command);
-        await col.updateOne(
-          { _id: command.orderId, status: "PENDING" },
-          {
-            $set: { status: result.status, reference: result.reference, reason: result.reason },
-            $push: {
-              outbox: outboxEntry(
-                Events.payoutResult,
-                {
-                  orderId: command.orderId,
-                  status: result.status,
-                  reference: result.reference,
-                  reason: result.reason,
-                },
-                `payout:${command.orderId}`,
-                trace,
-              ),
-            },
-          },
-        );
-        deps.log.info(
-          { orderId: command.orderId, status: result.status, reference: result.reference },
-          "payout answered by rail",
-        );
-      }
-      await flushOutbox(deps.js, col, command.orderId, deps.log);
+      const result = await deps.rail.payout(command);
+      await states.transition({
+        id: orderId,
+        from: "PENDING",
+        to: result.status,
+        cause: `rail:${result.reference}`,
+        set: () => ({ reference: result.reference, reason: result.reason }),
+        events: () => [
+          outboxEntry(
+            Events.payoutResult,
+            { orderId, status: result.status, reference: result.reference, reason: result.reason },
+            `payout:${orderId}`,
+            trace,
+          ),
+        ],
+      });
+      deps.log.info(
+        { orderId, status: result.status, reference: result.reference },
+        "payout answered by rail",
+      );
     },
+    startSweeper: () => states.startSweeper(),
   };
 }

@@ -1,7 +1,8 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { type Currency, Events, notFound, type VirtualAccount } from "@ramp/contracts";
 import {
-  flushOutbox,
+  type Claims,
+  createStateStore,
   isDuplicateKey,
   type Logger,
   type OutboxEntry,
@@ -41,11 +42,22 @@ export function virtualAccountName(holder: string, currency: Currency, fiatAmoun
   return `${holder}(Pay ${currency} ${new Decimal(fiatAmount).toFixed(2)})`;
 }
 
-export function createVirtualAccounts(deps: { db: Db; rail: BankRail; js: JetStreamClient; log: Logger }) {
+export function createVirtualAccounts(deps: {
+  db: Db;
+  rail: BankRail;
+  js: JetStreamClient;
+  claims: Claims;
+  log: Logger;
+}) {
   const accounts = deps.db.collection<VirtualAccountDoc>("virtual_accounts");
   const deposits = deps.db.collection<FiatDepositDoc>("fiat_deposits");
+  const depositStore = createStateStore<FiatDepositDoc, FiatDepositDoc["status"]>({
+    collection: deposits,
+    stateField: "status",
+    ...deps,
+  });
   return {
-    deposits,
+    startSweeper: () => depositStore.startSweeper(),
     async init() {
       await accounts.createIndex({ accountNumber: 1 }, { unique: true });
       await deposits.createIndex({ ref: 1 });
@@ -131,17 +143,12 @@ export function createVirtualAccounts(deps: { db: Db; rail: BankRail; js: JetStr
               ]
             : [],
       };
-      try {
-        await deposits.insertOne(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
+      await depositStore.insert(doc);
       if (!matched)
         deps.log.warn(
           { reference: req.reference, accountNumber: req.accountNumber },
           "fiat deposit to a closed or unknown account kept for operators",
         );
-      await flushOutbox(deps.js, deposits, req.reference, deps.log);
     },
 
     /** Sandbox: the payer's transfer for `ref`, entering through the same inbound path as the rail's notification. */

@@ -32,7 +32,7 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
       await store.markSent(doc._id);
     } catch (err) {
       if (err instanceof TransferRejected) {
-        await store.finish(doc._id, ["broadcasting"], {
+        await store.finish(doc._id, "broadcasting", {
           status: "FAILED",
           signature: doc.signature,
           reason: err.message,
@@ -75,7 +75,7 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
         if (!permanent && attempt < deps.maxAttempts) throw err;
         const reason = permanent ? err.message : `transfer could not be prepared after ${attempt} attempts`;
         log.warn({ transferId: cmd.requestId, chain: cmd.chain, reason }, "transfer failed");
-        await store.finish(cmd.requestId, ["preparing"], { status: "FAILED", signature: "", reason });
+        await store.finish(cmd.requestId, "preparing", { status: "FAILED", signature: "", reason });
         return;
       }
       await store.markPrepared(cmd.requestId, prepared);
@@ -88,7 +88,7 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
         await store.markSent(cmd.requestId);
       } catch (err) {
         if (err instanceof TransferRejected) {
-          await store.finish(cmd.requestId, ["broadcasting"], {
+          await store.finish(cmd.requestId, "broadcasting", {
             status: "FAILED",
             signature: prepared.signature,
             reason: err.message,

@@ -1,11 +1,12 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { type Chain, Events, type TransferCommand, type TransferResult } from "@ramp/contracts";
 import {
-  flushOutbox,
+  type Claims,
+  createStateStore,
   type Logger,
   newTraceContext,
   outboxEntry,
-  startOutboxSweeper,
+  type Stoppable,
   type TraceContext,
   type WithOutbox,
 } from "@ramp/runtime";
@@ -40,28 +41,40 @@ export interface TransferDoc extends WithOutbox {
 
 export const transferMsgId = (requestId: string) => `transfer:${requestId}`;
 
-export function createTransferStore(db: Db, js: JetStreamClient, log: Logger) {
-  const transfers = db.collection<TransferDoc>("transfers");
+/** Outbound transfers, each executed once per request id. */
+export interface TransferStore {
+  ensureIndexes(): Promise<void>;
+  get(requestId: string): Promise<TransferDoc | null>;
+  /** Claims the request; a duplicate-key error means it was claimed before. */
+  claim(cmd: TransferCommand, trace?: TraceContext): Promise<void>;
+  /** Takes over a "preparing" claim left by a crashed run; false when someone holds it right now. */
+  reclaim(requestId: string, staleBefore: Date): Promise<boolean>;
+  /** preparing → broadcasting with the signed bytes, stored before they are ever sent. */
+  markPrepared(requestId: string, prepared: PreparedTransfer): Promise<void>;
+  markSent(requestId: string): Promise<void>;
+  broadcasting(chain?: Chain): Promise<TransferDoc[]>;
+  /** A terminal change carrying the TransferResult in the same update; true when this call made it. */
+  finish(requestId: string, from: TransferState, result: Omit<TransferResult, "requestId">): Promise<boolean>;
+  flush(requestId: string): Promise<void>;
+  startSweeper(intervalMs: number): Stoppable;
+}
 
-  function resultEntry(doc: Pick<TransferDoc, "_id" | "trace">, result: Omit<TransferResult, "requestId">) {
-    const msgId = transferMsgId(doc._id);
-    return outboxEntry(
-      Events.transferResult,
-      { requestId: doc._id, ...result },
-      msgId,
-      doc.trace ?? newTraceContext(msgId),
-    );
-  }
+export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims, log: Logger): TransferStore {
+  const transfers = db.collection<TransferDoc>("transfers");
+  const states = createStateStore<TransferDoc, TransferState>({
+    collection: transfers,
+    stateField: "status",
+    claims,
+    js,
+    log,
+  });
 
   return {
-    collection: transfers,
     async ensureIndexes(): Promise<void> {
       await transfers.createIndex({ status: 1 });
-      await transfers.createIndex({ "outbox.0": 1 }, { sparse: true });
     },
-    get: (requestId: string) => transfers.findOne({ _id: requestId }),
-    /** Claims the request; a duplicate-key error means it was claimed before. */
-    async claim(cmd: TransferCommand, trace?: TraceContext): Promise<void> {
+    get: (requestId) => transfers.findOne({ _id: requestId }),
+    async claim(cmd, trace) {
       const now = new Date();
       await transfers.insertOne({
         _id: cmd.requestId,
@@ -82,53 +95,53 @@ export function createTransferStore(db: Db, js: JetStreamClient, log: Logger) {
         outbox: [],
       });
     },
-    /** Takes over a "preparing" claim left by a crashed run; false when someone holds it right now. */
-    async reclaim(requestId: string, staleBefore: Date): Promise<boolean> {
+    async reclaim(requestId, staleBefore) {
       const res = await transfers.updateOne(
         { _id: requestId, status: "preparing", claimedAt: { $lt: staleBefore } },
         { $set: { claimedAt: new Date() } },
       );
       return res.modifiedCount === 1;
     },
-    async markPrepared(requestId: string, prepared: PreparedTransfer): Promise<void> {
-      const res = await transfers.updateOne(
-        { _id: requestId, status: "preparing" },
-        {
-          $set: {
-            status: "broadcasting",
-            signature: prepared.signature,
-            raw: prepared.raw,
-            updatedAt: new Date(),
-          },
-        },
-      );
-      if (res.modifiedCount !== 1) throw new Error(`transfer ${requestId} left "preparing" under us`);
+    async markPrepared(requestId, prepared) {
+      const moved = await states.transition({
+        id: requestId,
+        from: "preparing",
+        to: "broadcasting",
+        // Exclusive already (send lock + stale reclaim); a re-prepare after a crash before this point must win.
+        cause: "prepared",
+        set: () => ({ signature: prepared.signature, raw: prepared.raw, updatedAt: new Date() }),
+      });
+      if (moved?.signature !== prepared.signature)
+        throw new Error(`transfer ${requestId} left "preparing" under us`);
     },
-    async markSent(requestId: string): Promise<void> {
+    async markSent(requestId) {
       await transfers.updateOne({ _id: requestId }, { $set: { sent: true, lastBroadcastAt: new Date() } });
     },
-    broadcasting: (chain?: Chain) =>
+    broadcasting: (chain) =>
       transfers.find(chain ? { status: "broadcasting", chain } : { status: "broadcasting" }).toArray(),
-    /** Terminal transitions carry the TransferResult in the same update, then publish it. */
-    async finish(
-      requestId: string,
-      from: TransferState[],
-      result: Omit<TransferResult, "requestId">,
-    ): Promise<boolean> {
-      const status = result.status === "CONFIRMED" ? "confirmed" : "failed";
-      const stored = await transfers.findOne({ _id: requestId }, { projection: { trace: 1 } });
-      const res = await transfers.updateOne(
-        { _id: requestId, status: { $in: from } },
-        {
-          $set: { status, reason: result.reason, updatedAt: new Date() },
-          $push: { outbox: resultEntry({ _id: requestId, trace: stored?.trace ?? null }, result) },
+    async finish(requestId, from, result) {
+      const to = result.status === "CONFIRMED" ? "confirmed" : "failed";
+      const done = await states.transition({
+        id: requestId,
+        from,
+        to,
+        cause: result.status,
+        set: () => ({ reason: result.reason, updatedAt: new Date() }),
+        events: (next) => {
+          const msgId = transferMsgId(requestId);
+          return [
+            outboxEntry(
+              Events.transferResult,
+              { requestId, ...result },
+              msgId,
+              next.trace ?? newTraceContext(msgId),
+            ),
+          ];
         },
-      );
-      await flushOutbox(js, transfers, requestId, log);
-      return res.modifiedCount === 1;
+      });
+      return done?.status === to;
     },
-    flush: (requestId: string) => flushOutbox(js, transfers, requestId, log),
-    startSweeper: (intervalMs: number) => startOutboxSweeper(js, transfers, log, intervalMs),
+    flush: (requestId) => states.flush(requestId),
+    startSweeper: (intervalMs) => states.startSweeper({ intervalMs }),
   };
 }
-export type TransferStore = ReturnType<typeof createTransferStore>;

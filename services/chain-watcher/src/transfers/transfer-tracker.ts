@@ -37,7 +37,7 @@ export function startTransferTracker(deps: {
     if (status === "pending") return;
     const done = await store.finish(
       doc._id,
-      ["broadcasting"],
+      "broadcasting",
       status === "confirmed"
         ? { status: "CONFIRMED", signature: doc.signature, reason: null }
         : { status: "FAILED", signature: doc.signature, reason: "transaction failed on chain (reverted)" },

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError, type DepositObserved, Rpc } from "@ramp/contracts";
-import { callRpc, isDuplicateKey, type TraceContext } from "@ramp/runtime";
+import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
 import { baseDoc } from "./create-orders.ts";
@@ -24,7 +24,7 @@ export async function openBankAccountOrder(
   trace: TraceContext,
 ): Promise<OrderDoc | null> {
   const _id = orderIdForDeposit(fundsId);
-  const existing = await deps.store.collection.findOne({ _id });
+  const existing = await deps.store.get(_id);
   if (existing) return existing;
   let account: Awaited<ReturnType<typeof callRpc<typeof Rpc.accountsGet>>>;
   try {
@@ -66,11 +66,7 @@ export async function openBankAccountOrder(
     bankCode: account.bankCode,
     description: `Bank account deposit ${ev.txId}`,
   };
-  try {
-    await deps.store.insert(doc);
-  } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
-  }
+  await deps.store.insert(doc);
   deps.log.info({ orderId: _id.toHexString(), txId: ev.txId }, "offramp opened for a bank account deposit");
-  return deps.store.collection.findOne({ _id });
+  return deps.store.get(_id);
 }

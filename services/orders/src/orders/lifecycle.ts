@@ -1,15 +1,15 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { DepositObserved } from "@ramp/contracts";
+import type { DepositObserved, FiatDepositReceived } from "@ramp/contracts";
 import type { Logger, TraceContext } from "@ramp/runtime";
-import type { Db } from "mongodb";
 import type { Payments } from "../payments/payments.ts";
+import { openBankAccountOrder } from "./bank-account-orders.ts";
 import { createOfframpLifecycle } from "./offramp-lifecycle.ts";
 import { createOnrampLifecycle } from "./onramp-lifecycle.ts";
+import type { OrderDoc } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
-import { createReceivedFunds, type ReceivedFunds } from "./received-funds.ts";
+import type { FundsOutcome, LandedFunds, ReceivedFunds } from "./received-funds.ts";
 
 export interface LifecycleDeps {
-  db: Db;
   nc: NatsConnection;
   store: OrdersStore;
   payments: Payments;
@@ -18,31 +18,68 @@ export interface LifecycleDeps {
 }
 
 /**
- * Order reactions to the outside world. Each handler is idempotent: transitions are conditional, so a
- * redelivered message is a no-op, and every inbound fund is recorded once so nothing received is lost.
+ * Order reactions to the outside world. Each handler is idempotent: every state change is claimed by
+ * its cause, so a redelivered message finishes its own change and changes nothing else, and every
+ * inbound fund is recorded once with the outcome its own claim decided.
  */
-export function createLifecycle(deps: Omit<LifecycleDeps, "funds">) {
-  const full: LifecycleDeps = { ...deps, funds: createReceivedFunds(deps.db) };
-  const onramp = createOnrampLifecycle(full);
-  const offramp = createOfframpLifecycle(full);
+export function createLifecycle(deps: LifecycleDeps) {
+  const { store, payments, funds, log } = deps;
+  const onramp = createOnrampLifecycle(deps);
+  const offramp = createOfframpLifecycle(deps);
+
+  /** The one place that decides what a fund is for — an order, a payment or nothing — fiat and chain alike. */
+  async function apply(landed: LandedFunds, order: OrderDoc | null, trace: TraceContext) {
+    let outcome: FundsOutcome = "unmatched";
+    let target: string | null = null;
+    if (order) {
+      target = order._id.toHexString();
+      outcome =
+        order.transactionType === "ON_RAMP"
+          ? await onramp.applyFunds(order, landed, trace)
+          : await offramp.applyFunds(order, landed, trace);
+    } else {
+      const payment = await payments.get(landed.ref);
+      if (payment) {
+        target = landed.ref;
+        outcome = await payments.applyFunds(payment, landed, trace);
+      }
+    }
+    if (outcome !== "applied")
+      log.warn(
+        { ref: landed.ref, fundsId: landed.id, outcome },
+        "inbound funds not applied; kept for operators",
+      );
+    await funds.record(landed.id, landed.ref, target, outcome, landed.detail);
+  }
+
   return {
-    onFiatDeposit: onramp.onFiatDeposit,
     onTransferResult: onramp.onTransferResult,
     onPayoutResult: offramp.onPayoutResult,
+
+    async onFiatDeposit(ev: FiatDepositReceived, trace: TraceContext) {
+      const landed: LandedFunds = {
+        id: `fiat:${ev.reference}`,
+        ref: ev.ref,
+        amount: ev.fiatAmount,
+        detail: ev,
+      };
+      await apply(landed, await store.get(ev.ref), trace);
+    },
+
     async onChainDeposit(ev: DepositObserved, trace: TraceContext) {
-      if (ev.purpose !== "payment") return offramp.onChainDeposit(ev, trace);
-      const found = await deps.payments.onFunds(
-        ev.ref,
-        { amount: ev.amount, mint: ev.mint, chain: ev.chain },
-        trace,
-      );
-      await full.funds.record(
-        `chain:${ev.chain}:${ev.txId}:${ev.index}`,
-        ev.ref,
-        null,
-        found ? "applied" : "unmatched",
-        ev,
-      );
+      const landed: LandedFunds = {
+        id: `chain:${ev.chain}:${ev.txId}:${ev.index}`,
+        ref: ev.ref,
+        amount: ev.amount,
+        chain: { chain: ev.chain, mint: ev.mint, txId: ev.txId, sender: ev.sender },
+        detail: ev,
+      };
+      // A registered bank account's address: each deposit becomes its own offramp of the registrant.
+      const order =
+        ev.purpose === "bank-account"
+          ? await openBankAccountOrder(deps, ev, landed.id, trace)
+          : await store.get(ev.ref);
+      await apply(landed, order, trace);
     },
   };
 }

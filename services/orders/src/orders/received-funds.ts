@@ -1,24 +1,43 @@
+import type { Chain } from "@ramp/contracts";
 import { isDuplicateKey } from "@ramp/runtime";
 import type { Db } from "mongodb";
 
-export type FundsOutcome = "applied" | "unmatched" | "other-token" | "ignored";
+/**
+ * What one inbound fund did, decided by that fund's own claim on the state change, never by an
+ * earlier read: `applied` moved an order or payment; `surplus` arrived after another fund had already
+ * moved it; `wrong-token` is another asset than the order's; `underfunded` did not cover a payment
+ * (left awaiting) or was worth less than an order's fee (order ERROR); `late` found it expired;
+ * `unmatched` names nothing orders knows. Everything but `applied` is money an operator may refund.
+ */
+export type FundsOutcome = "applied" | "surplus" | "wrong-token" | "underfunded" | "late" | "unmatched";
 
-interface ReceivedFundsDoc {
+export interface ReceivedFundsDoc {
   /** `fiat:<rail reference>` or `chain:<chain>:<txId>:<index>`: each inbound fund once. */
   _id: string;
   ref: string;
+  /** The order or payment it was for, when orders knows it. */
   orderId: string | null;
-  /** What it did: moved an order or payment, or was kept for operators (late, other token, unknown). */
   outcome: FundsOutcome;
   detail: unknown;
   receivedAt: Date;
 }
 
-/** Every fiat or token arrival orders hears of is written down once, whatever it ends up doing. */
-export function createReceivedFunds(db: Db) {
+/** Every fiat or token arrival orders hears of is written down once, with what it did. */
+export interface ReceivedFunds {
+  /** Records the fund once; a redelivery of the same fund keeps the first record. */
+  record(
+    id: string,
+    ref: string,
+    orderId: string | null,
+    outcome: FundsOutcome,
+    detail: unknown,
+  ): Promise<void>;
+}
+
+export function createReceivedFunds(db: Db): ReceivedFunds {
   const col = db.collection<ReceivedFundsDoc>("received_funds");
   return {
-    async record(id: string, ref: string, orderId: string | null, outcome: FundsOutcome, detail: unknown) {
+    async record(id, ref, orderId, outcome, detail) {
       try {
         await col.insertOne({ _id: id, ref, orderId, outcome, detail, receivedAt: new Date() });
       } catch (err) {
@@ -27,4 +46,16 @@ export function createReceivedFunds(db: Db) {
     },
   };
 }
-export type ReceivedFunds = ReturnType<typeof createReceivedFunds>;
+
+/** One inbound fund as every applier sees it, whether it came from the bank rail or a chain. */
+export interface LandedFunds {
+  /** Its received-funds id, also the cause of the state change it may make. */
+  id: string;
+  /** The order or payment its address or virtual account was opened for. */
+  ref: string;
+  /** Fiat or token units, as a decimal string. */
+  amount: string;
+  /** Set for chain deposits only. */
+  chain?: { chain: Chain; mint: string; txId: string; sender: string };
+  detail: unknown;
+}

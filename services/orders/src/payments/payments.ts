@@ -11,19 +11,22 @@ import {
   Rpc,
 } from "@ramp/contracts";
 import {
+  type Claims,
   callRpc,
-  flushOutbox,
+  createStateStore,
   type Logger,
   type OutboxEntry,
   outboxEntry,
+  type Stoppable,
   type TraceContext,
 } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import { type Db, ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 import { paymentTotals } from "./payment-fee.ts";
 
-interface PaymentDoc {
+export interface PaymentDoc {
   _id: ObjectId;
   businessId: string;
   apiKeyId: string;
@@ -69,37 +72,37 @@ export function paymentDto(p: PaymentDoc): PaymentDto {
   };
 }
 
-/** Payments collected for a business (spec §4.8, DESIGN §5/§9): AWAITING → SUCCESSFUL, or EXPIRED. */
+/** Payments collected for a business: AWAITING → SUCCESSFUL when funds cover the total, or EXPIRED. */
+export interface Payments {
+  create(
+    caller: { businessId: string; apiKeyId: string },
+    body: CreatePaymentRequest,
+    trace: TraceContext,
+  ): Promise<PaymentDto>;
+  get(id: string, businessId?: string): Promise<PaymentDoc | null>;
+  /** Funds landed for this payment: settles it when this fund is the one that covers it. */
+  applyFunds(payment: PaymentDoc, landed: LandedFunds, trace: TraceContext): Promise<FundsOutcome>;
+  /** Awaiting payments past their TTL become EXPIRED; a payment settling at the same instant wins or loses whole. */
+  expireDue(now: Date): Promise<number>;
+  startSweeper(): Stoppable;
+}
+
 export function createPayments(deps: {
   db: Db;
   nc: NatsConnection;
   js: JetStreamClient;
+  claims: Claims;
   log: Logger;
   config: OrdersConfig;
-}) {
+}): Payments {
   const col = deps.db.collection<PaymentDoc>("payments");
-
-  const settle = async (id: ObjectId, trace: TraceContext) => {
-    const current = await col.findOne({ _id: id, status: "AWAITING" });
-    if (!current) return;
-    const settled: PaymentDoc = { ...current, status: "SUCCESSFUL" };
-    const event = outboxEntry(
-      Events.paymentSettled,
-      { businessId: current.businessId, apiKeyId: current.apiKeyId, payment: paymentDto(settled) },
-      `payment:${id.toHexString()}:SUCCESSFUL`,
-      trace,
-    );
-    const done = await col.updateOne(
-      { _id: id, status: "AWAITING" },
-      { $set: { status: "SUCCESSFUL" }, $push: { outbox: event } },
-    );
-    if (done.modifiedCount)
-      deps.log.info({ paymentId: id.toHexString(), requestId: trace.requestId }, "payment settled");
-    await flushOutbox(deps.js, col, id, deps.log);
-  };
-
-  return {
+  const states = createStateStore<PaymentDoc, PaymentStatus>({
     collection: col,
+    stateField: "status",
+    ...deps,
+  });
+
+  const payments: Payments = {
     async create(
       caller: { businessId: string; apiKeyId: string },
       body: CreatePaymentRequest,
@@ -166,7 +169,7 @@ export function createPayments(deps: {
           fiat: va,
         };
       }
-      await col.insertOne(doc);
+      await states.insert(doc);
       return paymentDto(doc);
     },
 
@@ -176,43 +179,60 @@ export function createPayments(deps: {
       return doc && (businessId === undefined || doc.businessId === businessId) ? doc : null;
     },
 
-    /** Funds for a payment landed: settles it when they cover `totalAmount` in the right asset. */
-    async onFunds(
-      id: string,
-      landed: { amount: string; mint?: string; chain?: Chain },
-      trace: TraceContext,
-    ): Promise<boolean> {
-      const p = await this.get(id);
-      if (!p) return false;
-      if (
-        p.method === "TOKEN" &&
-        landed.chain &&
-        landed.mint &&
-        normalizeAddress(landed.chain, landed.mint) !== p.mintKey
-      )
-        return true;
+    async applyFunds(p, landed, trace) {
+      const id = p._id.toHexString();
+      if (p.method === "TOKEN") {
+        const chain = landed.chain;
+        if (!chain || chain.chain !== p.chain || normalizeAddress(chain.chain, chain.mint) !== p.mintKey)
+          return "wrong-token";
+      } else if (landed.chain) {
+        return "wrong-token";
+      }
       if (new Decimal(landed.amount).lt(p.totalAmount)) {
         deps.log.warn(
           { paymentId: id, landed: landed.amount, expected: p.totalAmount },
           "payment underfunded; left awaiting",
         );
-        return true;
+        return "underfunded";
       }
-      await settle(p._id, trace);
+      const settled = await states.transition({
+        id: p._id,
+        from: "AWAITING",
+        to: "SUCCESSFUL",
+        cause: landed.id,
+        events: (next) => [
+          outboxEntry(
+            Events.paymentSettled,
+            { businessId: next.businessId, apiKeyId: next.apiKeyId, payment: paymentDto(next) },
+            `payment:${id}:SUCCESSFUL`,
+            trace,
+          ),
+        ],
+      });
+      if (!settled) return (await payments.get(id))?.status === "EXPIRED" ? "late" : "surplus";
+      deps.log.info({ paymentId: id, requestId: trace.requestId }, "payment settled");
       if (p.method === "FIAT")
         await callRpc(deps.nc, Rpc.virtualAccountClose, { ref: id }, trace).catch((err) =>
           deps.log.warn({ err, paymentId: id }, "virtual account close failed"),
         );
-      return true;
+      return "applied";
     },
 
-    async expireDue(): Promise<number> {
-      const r = await col.updateMany(
-        { status: "AWAITING", expiresAt: { $lte: new Date() } },
-        { $set: { status: "EXPIRED" } },
-      );
-      return r.modifiedCount;
+    async expireDue(now) {
+      const due = await col
+        .find({ status: "AWAITING", expiresAt: { $lte: now } }, { projection: { _id: 1 } })
+        .sort({ expiresAt: 1 })
+        .limit(200)
+        .toArray();
+      let expired = 0;
+      for (const { _id } of due) {
+        const done = await states.transition({ id: _id, from: "AWAITING", to: "EXPIRED", cause: "expiry" });
+        if (done?.status === "EXPIRED") expired++;
+      }
+      return expired;
     },
+
+    startSweeper: () => states.startSweeper(),
   };
+  return payments;
 }
-export type Payments = ReturnType<typeof createPayments>;

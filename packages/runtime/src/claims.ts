@@ -1,0 +1,76 @@
+import type { Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.ts";
+
+/**
+ * The one claim mechanism of every service: an insert on a unique `_id`.
+ *
+ * A conditional update (`findOneAndUpdate({_id, status: FROM}, …)`) is atomic on MongoDB but not on
+ * FerretDB, where several racing updates can all "win" the same condition (measured: 5 of 20). An
+ * insert on a unique key is atomic on both, so everything that must happen once — leaving a state,
+ * holding a lane or a treasury nonce — is decided by who inserted the claim.
+ *
+ * A claim is held by an `owner` string. Claiming again with the same owner succeeds, so a process that
+ * crashed after claiming finishes its own work when the message is redelivered, while any other owner
+ * loses. A claim with a lease (`leaseMs`) is a lock: once the lease has run out, another owner takes it
+ * over (the holder died or paused); a claim without a lease is forever.
+ */
+export interface ClaimDoc {
+  _id: string;
+  owner: string;
+  at: Date;
+  /** End of the lease; null for a claim that never lapses. */
+  until: Date | null;
+}
+
+export interface Claims {
+  /** True when `owner` now holds `key`, whether it just took it or already held it. */
+  claim(key: string, owner: string, leaseMs?: number): Promise<boolean>;
+  /** Who holds `key` (expired leases included), or null. */
+  holder(key: string): Promise<string | null>;
+  /** Gives a leased claim back early; a claim held by someone else is left alone. */
+  release(key: string, owner: string): Promise<void>;
+}
+
+export function createClaims(db: Db, collection = "claims"): Claims {
+  const col = db.collection<ClaimDoc>(collection);
+
+  async function tryInsert(key: string, owner: string, leaseMs: number | undefined): Promise<boolean> {
+    const now = Date.now();
+    try {
+      await col.insertOne({
+        _id: key,
+        owner,
+        at: new Date(now),
+        until: leaseMs === undefined ? null : new Date(now + leaseMs),
+      });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  return {
+    async claim(key, owner, leaseMs) {
+      if (await tryInsert(key, owner, leaseMs)) return true;
+      const held = await col.findOne({ _id: key });
+      if (!held) return tryInsert(key, owner, leaseMs);
+      if (held.owner === owner) {
+        if (leaseMs !== undefined) {
+          await col.updateOne({ _id: key, owner }, { $set: { until: new Date(Date.now() + leaseMs) } });
+        }
+        return true;
+      }
+      if (held.until === null || held.until.getTime() > Date.now()) return false;
+      // A lapsed lease: remove exactly that stale claim (by its owner), then race for the key like anyone.
+      await col.deleteOne({ _id: key, owner: held.owner });
+      return tryInsert(key, owner, leaseMs);
+    },
+    async holder(key) {
+      return (await col.findOne({ _id: key }))?.owner ?? null;
+    },
+    async release(key, owner) {
+      await col.deleteOne({ _id: key, owner });
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilter } from "mongodb";
+import type { Claims } from "./claims.ts";
+import type { Logger } from "./logger.ts";
+import { isDuplicateKey } from "./mongo.ts";
+import {
+  flushOrDefer,
+  type OutboxEntry,
+  type SweeperOptions,
+  startOutboxSweeper,
+  type WithOutbox,
+} from "./outbox.ts";
+import type { Stoppable } from "./service.ts";
+
+export interface StateChange<T extends Document, S extends string> {
+  id: T["_id"];
+  from: S;
+  to: S;
+  /**
+   * What moves it (a deposit id, a result message id, "expiry"). Only one cause ever leaves a state;
+   * the same cause may come back (a redelivered message after a crash) and finishes what it started.
+   */
+  cause: string;
+  /** Fields to set besides the state, computed from the document as it is before the change. */
+  set?: (current: T) => Partial<T>;
+  /** Messages announcing the change, computed from the document as it is after; saved in the same update. */
+  events?: (next: T) => OutboxEntry[];
+}
+
+/** Documents whose writes carry their own messages: insert with events, publish, sweep what a crash left. */
+export interface OutboxCollection<T extends Document & WithOutbox> {
+  /** Inserts a document (its outbox may already hold events) and publishes them; false if it existed. */
+  insert(doc: OptionalUnlessRequiredId<T>): Promise<boolean>;
+  flush(id: T["_id"]): Promise<void>;
+  startSweeper(opts?: SweeperOptions): Stoppable;
+}
+
+/**
+ * A collection of documents that move through states and announce each move through their outbox.
+ * This is the only way any service changes a document's state: claim the exit, apply it conditionally
+ * with its events in the same update, then publish (the sweeper covers a crash in between).
+ */
+export interface StateStore<T extends Document & WithOutbox, S extends string> extends OutboxCollection<T> {
+  /**
+   * Moves a document from `from` to `to` for `cause`. Returns the document after the change, or null
+   * when the document is not there or another cause owns the way out of `from`.
+   */
+  transition(change: StateChange<T, S>): Promise<T | null>;
+  /** Takes the way out of `from` without an update (a deletion, say); true when `cause` owns it. */
+  claimExit(id: StateChange<T, S>["id"], from: S, to: S | "DELETED", cause: string): Promise<boolean>;
+}
+
+export interface OutboxCollectionDeps<T extends Document & WithOutbox> {
+  collection: Collection<T>;
+  js: JetStreamClient;
+  log: Logger;
+}
+
+export function createOutboxCollection<T extends Document & WithOutbox>(
+  deps: OutboxCollectionDeps<T>,
+): OutboxCollection<T> {
+  const { collection: col, js, log } = deps;
+  return {
+    async insert(doc) {
+      let created = true;
+      try {
+        await col.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        created = false;
+      }
+      // Also on a duplicate: an earlier run may have stored it and died before publishing.
+      await flushOrDefer(js, col, doc._id as T["_id"], log);
+      return created;
+    },
+    flush: (id) => flushOrDefer(js, col, id, log),
+    startSweeper: (opts) => startOutboxSweeper(js, col, log, opts),
+  };
+}
+
+export interface StateStoreDeps<T extends Document & WithOutbox> extends OutboxCollectionDeps<T> {
+  /** The field holding the state. */
+  stateField: keyof T & string;
+  claims: Claims;
+}
+
+export function createStateStore<T extends Document & WithOutbox, S extends string>(
+  deps: StateStoreDeps<T>,
+): StateStore<T, S> {
+  const { collection: col, stateField, claims, js, log } = deps;
+  const exitKey = (id: unknown, from: string) => `${col.collectionName}:${String(id)}:${from}`;
+  const byId = (id: unknown) => ({ _id: id }) as Filter<T>;
+
+  const store: StateStore<T, S> = {
+    ...createOutboxCollection(deps),
+
+    claimExit: (id, from, to, cause) => claims.claim(exitKey(id, from), `${to}|${cause}`),
+
+    async transition(change) {
+      if (!(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
+      let doc = await col.findOne(byId(change.id));
+      if (!doc) return null;
+      if (doc[stateField] === change.from) {
+        const set = { ...change.set?.(doc as T), [stateField]: change.to } as Partial<T>;
+        const events = change.events?.({ ...doc, ...set } as T) ?? [];
+        const update = {
+          $set: set,
+          ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
+        } as unknown as UpdateFilter<T>;
+        const updated = await col.findOneAndUpdate(
+          { _id: change.id, [stateField]: change.from } as Filter<T>,
+          update,
+          { returnDocument: "after" },
+        );
+        doc = updated ?? (await col.findOne(byId(change.id)));
+        if (!doc) return null;
+        log.info(
+          { collection: col.collectionName, id: String(change.id), from: change.from, to: change.to },
+          "state changed",
+        );
+      }
+      // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
+      await flushOrDefer(js, col, change.id, log);
+      return doc as T;
+    },
+  };
+  return store;
+}

@@ -1,0 +1,111 @@
+import { jetstream } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { Events } from "@ramp/contracts";
+import { type RunningProcess, startNats } from "@ramp/devinfra";
+import { eventually } from "@ramp/devinfra/testing";
+import {
+  createLogger,
+  ensureStreams,
+  flushOutbox,
+  newTraceContext,
+  type OutboxEntry,
+  outboxEntry,
+  startOutboxSweeper,
+  type WithOutbox,
+} from "@ramp/runtime";
+import { type Collection, type Db, MongoClient, ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+interface Doc extends WithOutbox {
+  _id: string;
+  n: number;
+}
+
+let nats: RunningProcess;
+let nc: NatsConnection;
+let mongo: MongoClient;
+let db: Db;
+const log = createLogger("test", "silent");
+
+beforeAll(async () => {
+  nats = await startNats(inject("natsBin"), inject("testDataDir"));
+  nc = await connect({ servers: nats.url });
+  await ensureStreams(nc);
+  mongo = await MongoClient.connect(inject("mongoUrl"));
+  db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_outbox`);
+});
+afterAll(async () => {
+  await nc?.close();
+  await mongo?.close();
+  await nats?.stop();
+});
+
+const entry = (msgId: string, at: Date): OutboxEntry => ({
+  ...outboxEntry(
+    Events.payoutResult,
+    { orderId: msgId, status: "COMPLETED", reference: msgId, reason: null },
+    msgId,
+    newTraceContext(),
+  ),
+  at,
+});
+
+/** msgIds that reached the stream, read back with an ordered consumer. */
+async function published(prefix: string): Promise<Set<string>> {
+  const js = jetstream(nc);
+  const consumer = await js.consumers.get("RAMP_EVENTS", { filter_subjects: [Events.payoutResult.subject] });
+  const seen = new Set<string>();
+  const info = await consumer.info();
+  let left = info.num_pending;
+  if (left === 0) return seen;
+  const it = await consumer.consume();
+  for await (const m of it) {
+    const id = (m.json() as { orderId: string }).orderId;
+    if (id.startsWith(prefix)) seen.add(id);
+    if (--left === 0) break;
+  }
+  await it.close();
+  return seen;
+}
+
+const pending = (col: Collection<Doc>) => col.countDocuments({ "outbox.0": { $exists: true } });
+
+describe("outbox", () => {
+  it("removes exactly the published entry, leaving one queued meanwhile", async () => {
+    const col = db.collection<Doc>("exact");
+    await col.insertOne({ _id: "d", n: 0, outbox: [entry("exact-1", new Date())] });
+    const js = jetstream(nc);
+    expect(await flushOutbox(js, col, "d")).toBe(1);
+    await col.updateOne({ _id: "d" }, { $push: { outbox: entry("exact-2", new Date()) } });
+    const doc = await col.findOne({ _id: "d" });
+    expect(doc?.outbox.map((e) => e.msgId)).toEqual(["exact-2"]);
+  });
+
+  it("with more than 1,000 documents of history, an event saved but never published still goes out", async () => {
+    const col = db.collection<Doc>("history");
+    // 1,100 documents whose events were saved and never sent (a crash window each), oldest first…
+    const base = Date.now() - 60_000;
+    const history: Doc[] = Array.from({ length: 1_100 }, (_, i) => ({
+      _id: `h${String(i).padStart(5, "0")}`,
+      n: i,
+      outbox: [entry(`hist-${i}`, new Date(base + i))],
+    }));
+    for (let i = 0; i < history.length; i += 250) await col.insertMany(history.slice(i, i + 250));
+    const sweeper = startOutboxSweeper(jetstream(nc), col, log, {
+      intervalMs: 200,
+      pageSize: 100,
+      graceMs: 0,
+    });
+    try {
+      await eventually(async () => ((await pending(col)) === 0 ? true : undefined), 120_000, 500);
+      // …then one more, the newest, saved in the crash window after all that history was drained.
+      await col.insertOne({ _id: "z-late", n: -1, outbox: [entry("late-1", new Date())] });
+      await eventually(async () => ((await pending(col)) === 0 ? true : undefined), 20_000, 200);
+    } finally {
+      await sweeper.stop();
+    }
+    const hist = await published("hist-");
+    expect(hist.size).toBe(1_100);
+    expect(await published("late-")).toEqual(new Set(["late-1"]));
+  });
+});
