@@ -136,7 +136,7 @@ describe("offramp lifecycle through the sandbox deposit (DESIGN §9, §10)", () 
     await nc.close();
     const funds = (await stack.db("orders")).collection("received_funds");
     const kept = await eventually(async () => (await funds.findOne({ orderId: tx.id })) ?? undefined);
-    expect(kept).toMatchObject({ outcome: "other-token", detail: { txId: reference, mint: other } });
+    expect(kept).toMatchObject({ outcome: "wrong-token", detail: { txId: reference, mint: other } });
     expect((await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`)).body.status).toBe("INIT");
   });
 

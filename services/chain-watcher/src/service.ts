@@ -30,12 +30,13 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
   return bootService("chain-watcher", config, async ({ nc, js, db, log }) => {
     const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
     const allocations = createAllocationStore(db);
+    const claims = createClaims(db);
     const deposits = createDepositStore(db, js, log);
-    const transfers = createTransferStore(db, js, createClaims(db), log);
+    const transfers = createTransferStore(db, js, claims, log);
     const cursors = createCursorStore(db);
     await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
 
-    const withSendLock = createSendLock(db);
+    const withSendLock = createSendLock(claims);
     const swaps =
       (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
         ? createSandboxSwapProvider(prices)

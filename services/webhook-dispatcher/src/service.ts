@@ -1,4 +1,4 @@
-import { bootService } from "@ramp/runtime";
+import { bootService, createClaims } from "@ramp/runtime";
 import type { AttemptContext } from "./attempt.ts";
 import { secretKeyOf, type WebhookDispatcherConfig } from "./config.ts";
 import { createConfigStore } from "./config-store.ts";
@@ -18,7 +18,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       headerPrefix: config.WEBHOOK_HEADER_PREFIX,
       send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     };
-    const lanes = createLanes(db);
+    const lanes = createLanes(createClaims(db));
     const schedule = config.WEBHOOK_RETRY_SCHEDULE;
     // Long enough that a live attempt (bounded by the timeout) never loses its lease.
     const leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;

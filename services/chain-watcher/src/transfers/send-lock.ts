@@ -1,13 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Chain } from "@ramp/contracts";
-import { isDuplicateKey } from "@ramp/runtime";
-import type { Db } from "mongodb";
-
-interface LockDoc {
-  _id: Chain;
-  owner: string;
-  until: Date;
-}
+import type { Claims } from "@ramp/runtime";
 
 /** Longer than any prepare → store → broadcast; a crashed holder's lease simply runs out. */
 const LEASE_MS = 30_000;
@@ -18,26 +11,14 @@ const RETRY_MS = 100;
  * Mongo). Treasury nonces are taken from the chain's pending count, which is only correct if nobody
  * else signs between our read of it and our broadcast.
  */
-export function createSendLock(db: Db) {
-  const locks = db.collection<LockDoc>("send_locks");
+export function createSendLock(claims: Claims) {
   const owner = randomUUID();
   const local = new Map<Chain, Promise<unknown>>();
+  const key = (chain: Chain) => `send:${chain}`;
 
   async function acquire(chain: Chain): Promise<void> {
-    for (;;) {
-      const now = new Date();
-      try {
-        await locks.updateOne(
-          { _id: chain, $or: [{ until: { $lt: now } }, { owner }] },
-          { $set: { owner, until: new Date(now.getTime() + LEASE_MS) } },
-          { upsert: true },
-        );
-        return;
-      } catch (err) {
-        // The filter missed because someone else holds a live lease, so the upsert collided.
-        if (!isDuplicateKey(err)) throw err;
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-      }
+    while (!(await claims.claim(key(chain), owner, LEASE_MS))) {
+      await new Promise((r) => setTimeout(r, RETRY_MS));
     }
   }
 
@@ -52,7 +33,7 @@ export function createSendLock(db: Db) {
           return await fn();
         } finally {
           // A release that fails is not an error for the sender: the lease simply runs out.
-          await locks.deleteOne({ _id: chain, owner }).catch(() => undefined);
+          await claims.release(key(chain), owner).catch(() => undefined);
         }
       });
     local.set(chain, run);
