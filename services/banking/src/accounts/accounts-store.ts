@@ -25,20 +25,35 @@ const toRecord = (d: BankAccountDoc): BankAccountRecord => ({
   businessIds: d.businessIds,
 });
 
+export type NewBankAccount = Omit<BankAccountDoc, "_id" | "businessIds" | "createdAt">;
+
 /** One record per {bankCode, accountNumber} across the service, linked to every business that registers it. */
-export function createAccountsStore(db: Db) {
+export interface AccountsStore {
+  init(): Promise<void>;
+  findByBankAndNumber(bankCode: string, accountNumber: string): Promise<BankAccountRecord | null>;
+  link(id: string, businessId: string): Promise<BankAccountRecord>;
+  /** Inserts, or when another registration won the race, links the business to the winner's record. */
+  insertOrLink(doc: NewBankAccount, businessId: string): Promise<BankAccountRecord>;
+  lookup(
+    businessId: string,
+    q: { address?: string | undefined; accountNumber?: string | undefined },
+  ): Promise<BankAccountRecord | null>;
+  byAddress(address: string): Promise<BankAccountRecord | null>;
+}
+
+export function createAccountsStore(db: Db): AccountsStore {
   const col = db.collection<BankAccountDoc>("bank_accounts");
-  return {
+  const store: AccountsStore = {
     async init() {
       await col.createIndex({ bankCode: 1, accountNumber: 1 }, { unique: true });
       await col.createIndex({ address: 1 }, { unique: true });
       await col.createIndex({ accountNumber: 1 });
     },
-    async findByBankAndNumber(bankCode: string, accountNumber: string) {
+    async findByBankAndNumber(bankCode, accountNumber) {
       const d = await col.findOne({ bankCode, accountNumber });
       return d ? toRecord(d) : null;
     },
-    async link(id: string, businessId: string): Promise<BankAccountRecord> {
+    async link(id, businessId) {
       const d = await col.findOneAndUpdate(
         { _id: new ObjectId(id) },
         { $addToSet: { businessIds: businessId } },
@@ -47,11 +62,7 @@ export function createAccountsStore(db: Db) {
       if (!d) throw new Error(`bank account ${id} vanished`);
       return toRecord(d);
     },
-    /** Inserts, or when another registration won the race, links the business to the winner's record. */
-    async insertOrLink(
-      doc: Omit<BankAccountDoc, "_id" | "businessIds" | "createdAt">,
-      businessId: string,
-    ): Promise<BankAccountRecord> {
+    async insertOrLink(doc, businessId) {
       const full: BankAccountDoc = {
         _id: new ObjectId(),
         ...doc,
@@ -63,25 +74,22 @@ export function createAccountsStore(db: Db) {
         return toRecord(full);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        const existing = await this.findByBankAndNumber(doc.bankCode, doc.accountNumber);
+        const existing = await store.findByBankAndNumber(doc.bankCode, doc.accountNumber);
         if (!existing) throw err;
-        return this.link(existing.id, businessId);
+        return store.link(existing.id, businessId);
       }
     },
-    async lookup(
-      businessId: string,
-      q: { address?: string | undefined; accountNumber?: string | undefined },
-    ) {
+    async lookup(businessId, q) {
       const filter: Record<string, unknown> = { businessIds: businessId };
       if (q.address !== undefined) filter.address = q.address;
       if (q.accountNumber !== undefined) filter.accountNumber = q.accountNumber;
       const d = await col.findOne(filter);
       return d ? toRecord(d) : null;
     },
-    async byAddress(address: string) {
+    async byAddress(address) {
       const d = await col.findOne({ address });
       return d ? toRecord(d) : null;
     },
   };
+  return store;
 }
-export type AccountsStore = ReturnType<typeof createAccountsStore>;

@@ -35,20 +35,32 @@ interface CounterDoc {
   next: number;
 }
 
-export function createAllocationStore(db: Db) {
+/** HD allocations and the watch list derived from them. */
+export interface AllocationStore {
+  ensureIndexes(): Promise<void>;
+  /** Reserves the family's next HD index; a reserved index is never handed out again, used or not. */
+  reserveIndex(family: ChainFamily): Promise<number>;
+  findByRef(purpose: AddressPurpose, ref: string): Promise<AllocationDoc | null>;
+  /** Throws a duplicate-key error when the ref or the index was taken meanwhile. */
+  insert(doc: AllocationDoc): Promise<void>;
+  addMints(id: string, mints: string[]): Promise<void>;
+  /** Idempotent: re-run after a crash between allocation and watch registration repairs the list. */
+  watch(a: AllocationDoc, key: string): Promise<void>;
+  watchedOn(chain: Chain): Promise<WatchDoc[]>;
+  findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
+}
+
+export function createAllocationStore(db: Db): AllocationStore {
   const allocations = db.collection<AllocationDoc>("allocations");
   const watches = db.collection<WatchDoc>("watch_list");
   const counters = db.collection<CounterDoc>("hd_counters");
   return {
-    allocations,
-    watches,
     async ensureIndexes(): Promise<void> {
       await allocations.createIndex({ purpose: 1, ref: 1 }, { unique: true });
       await allocations.createIndex({ family: 1, index: 1 }, { unique: true });
       await watches.createIndex({ chain: 1 });
     },
-    /** Reserves the family's next HD index; a reserved index is never handed out again, used or not. */
-    async reserveIndex(family: ChainFamily): Promise<number> {
+    async reserveIndex(family) {
       for (let attempt = 0; ; attempt++) {
         try {
           const doc = await counters.findOneAndUpdate(
@@ -64,12 +76,14 @@ export function createAllocationStore(db: Db) {
         }
       }
     },
-    findByRef: (purpose: AddressPurpose, ref: string) => allocations.findOne({ purpose, ref }),
-    insert: (doc: AllocationDoc) => allocations.insertOne(doc),
-    addMints: (id: string, mints: string[]) =>
-      allocations.updateOne({ _id: id }, { $addToSet: { mints: { $each: mints } } }),
-    /** Idempotent: re-run after a crash between allocation and watch registration repairs the list. */
-    async watch(a: AllocationDoc, key: string): Promise<void> {
+    findByRef: (purpose, ref) => allocations.findOne({ purpose, ref }),
+    async insert(doc) {
+      await allocations.insertOne(doc);
+    },
+    async addMints(id, mints) {
+      await allocations.updateOne({ _id: id }, { $addToSet: { mints: { $each: mints } } });
+    },
+    async watch(a, key) {
       await watches.updateOne(
         { _id: `${a.chain}:${key}` },
         {
@@ -86,8 +100,7 @@ export function createAllocationStore(db: Db) {
         { upsert: true },
       );
     },
-    watchedOn: (chain: Chain) => watches.find({ chain }).toArray(),
-    findWatch: (chain: Chain, key: string) => watches.findOne({ _id: `${chain}:${key}` }),
+    watchedOn: (chain) => watches.find({ chain }).toArray(),
+    findWatch: (chain, key) => watches.findOne({ _id: `${chain}:${key}` }),
   };
 }
-export type AllocationStore = ReturnType<typeof createAllocationStore>;

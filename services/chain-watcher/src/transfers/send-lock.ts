@@ -11,7 +11,10 @@ const RETRY_MS = 100;
  * Mongo). Treasury nonces are taken from the chain's pending count, which is only correct if nobody
  * else signs between our read of it and our broadcast.
  */
-export function createSendLock(claims: Claims) {
+/** Runs `fn` holding the chain's treasury lock. */
+export type SendLock = <T>(chain: Chain, fn: () => Promise<T>) => Promise<T>;
+
+export function createSendLock(claims: Claims): SendLock {
   const owner = randomUUID();
   const local = new Map<Chain, Promise<unknown>>();
   const key = (chain: Chain) => `send:${chain}`;
@@ -40,4 +43,3 @@ export function createSendLock(claims: Claims) {
     return run;
   };
 }
-export type SendLock = ReturnType<typeof createSendLock>;
