@@ -3,6 +3,7 @@ import { outboxEntry, type TraceContext } from "@ramp/runtime";
 import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
 import type { LifecycleDeps } from "./lifecycle.ts";
 import type { OrderDoc } from "./order-doc.ts";
+import { finishProcessing, moveOnFunds } from "./order-moves.ts";
 import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
 
 /** Offramp: the token deposit moves INIT → PROCESSING and orders the payout; the rail's answer ends it. */
@@ -22,29 +23,11 @@ export function createOfframpLifecycle(deps: LifecycleDeps) {
         log.warn({ orderId, mint: chain?.mint }, "deposit of another token recorded; order unchanged");
         return "wrong-token";
       }
-      const seen = { signature: chain.txId, sender: chain.sender };
-      const priced = priceLanded(() =>
-        quoteOfframp({ ...order, fiatAmount: undefined, amount: landed.amount }),
-      );
-      if (!priced) {
-        const errored = await store.transition({
-          id: order._id,
-          from: "INIT",
-          to: "ERROR",
-          cause: landed.id,
-          set: { ...seen, amount: landed.amount, errorReason: "deposit worth less than the fee" },
-          trace,
-        });
-        return errored ? "underfunded" : "surplus";
-      }
-      const moved = await store.transition({
-        id: order._id,
-        from: "INIT",
-        to: "PROCESSING",
-        cause: landed.id,
-        set: { ...seen, ...priced },
-        trace,
-        extra: (o) => [
+      return moveOnFunds(deps.store, order, landed, trace, {
+        priced: priceLanded(() => quoteOfframp({ ...order, fiatAmount: undefined, amount: landed.amount })),
+        seen: { signature: chain.txId, sender: chain.sender },
+        short: { amount: landed.amount },
+        next: (o) => [
           outboxEntry(
             Commands.bankingPayout,
             {
@@ -61,26 +44,16 @@ export function createOfframpLifecycle(deps: LifecycleDeps) {
           ),
         ],
       });
-      return moved ? "applied" : "surplus";
     },
 
     async onPayoutResult(ev: PayoutResult, trace: TraceContext) {
-      const order = await store.get(ev.orderId);
-      if (!order) return;
-      const cause = `payout:${ev.reference}`;
-      if (ev.status === "COMPLETED") {
-        await store.transition({ id: order._id, from: "PROCESSING", to: "COMPLETED", cause, trace });
-      } else {
-        const errorReason = ev.reason ?? "payout rejected";
-        await store.transition({
-          id: order._id,
-          from: "PROCESSING",
-          to: "ERROR",
-          cause,
-          set: { errorReason },
-          trace,
-        });
-      }
+      const answer = {
+        ok: ev.status === "COMPLETED",
+        cause: `payout:${ev.reference}`,
+        set: {},
+        errorReason: ev.reason ?? "payout rejected",
+      };
+      await finishProcessing(store, ev.orderId, answer, trace);
     },
   };
 }
