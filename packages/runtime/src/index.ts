@@ -1,4 +1,6 @@
+export * from "./change-feed.ts";
 export * from "./config.ts";
+export * from "./exact-cache.ts";
 export * from "./health.ts";
 export * from "./jetstream.ts";
 export * from "./logger.ts";
