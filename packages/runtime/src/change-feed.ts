@@ -1,4 +1,4 @@
-import { type KV, KvWatchInclude, Kvm } from "@nats-io/kv";
+import { type KV, Kvm, KvWatchInclude } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { ChangeFeedContract } from "@ramp/contracts";
 import { createExactCache, type ExactCache } from "./exact-cache.ts";

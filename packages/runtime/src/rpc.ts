@@ -115,7 +115,9 @@ export async function callRpc<C extends RpcContract>(
   if (!reply.data.ok) throw new AppError(reply.data.error.code, reply.data.error.message);
   const data = contract.response.safeParse(reply.data.data);
   if (!data.success) {
-    throw new Error(`${contract.subject}: reply breaks the contract: ${formatIssues(data.error.issues).join("; ")}`);
+    throw new Error(
+      `${contract.subject}: reply breaks the contract: ${formatIssues(data.error.issues).join("; ")}`,
+    );
   }
   return data.data as z.infer<C["response"]>;
 }

@@ -13,7 +13,11 @@ export interface ChangeFeedContract<K extends string = string> {
   readonly kinds: readonly K[];
 }
 
-const feed = <K extends string>(bucket: string, owner: string, kinds: readonly K[]): ChangeFeedContract<K> => ({
+const feed = <K extends string>(
+  bucket: string,
+  owner: string,
+  kinds: readonly K[],
+): ChangeFeedContract<K> => ({
   bucket,
   owner,
   kinds,

@@ -43,7 +43,10 @@ export const hashKey = (key: string) => createHash("sha256").update(key).digest(
 /** Enough for every live key of a large deployment; past it the oldest entries are read again. */
 const CACHED_KEYS = 100_000;
 
-export function createKeyStore(db: Db, changes: ChangeFeed<ChangeKind<typeof ChangeFeeds.gateway>>): KeyStore {
+export function createKeyStore(
+  db: Db,
+  changes: ChangeFeed<ChangeKind<typeof ChangeFeeds.gateway>>,
+): KeyStore {
   const keys: Collection<ApiKeyDoc> = db.collection("api_keys");
   const businesses: Collection<BusinessDoc> = db.collection("businesses");
   // Every request authenticates: callers come from memory, unknown keys too (so a flood of bad keys
