@@ -2,7 +2,9 @@
  * Read-path throughput through every layer: HTTP → gateway (auth, validation, rate limit) → NATS
  * request/reply → pricing → database → back. Runs the gateway and pricing in this process (plus the
  * webhook-dispatcher, which issuing an API key needs) against real local NATS and database, then keeps
- * CONCURRENCY keep-alive clients busy on `GET /pub/v2/rate?currency=NGN` for DURATION seconds.
+ * CONCURRENCY keep-alive clients busy on `GET /pub/v2/rate?currency=NGN` for DURATION seconds (wrk when
+ * installed, see support/http-load.ts). Then the same read straight over NATS (`rates.get`, what the
+ * gateway asks pricing), to set against bench/nats-floor.ts.
  *
  *   pnpm exec tsx bench/gateway-rates.ts
  *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/gateway-rates.ts
@@ -10,17 +12,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Rpc } from "@ramp/contracts";
 import { startInfra } from "@ramp/devinfra";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
+import { callRpc } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
+import { closedLoop } from "./support/closed-loop.ts";
+import { httpLoad } from "./support/http-load.ts";
+import { envNumber, report } from "./support/report.ts";
 
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 10) * 1000;
+const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
+const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
 const infra = await startInfra({ dataDir });
@@ -44,38 +48,49 @@ const admin = (method: string, path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 await admin("PUT", "/rates/NGN", { onRamp: 1650, offRamp: 1580 });
-const { apiKey } = (await (await admin("POST", "/businesses", { name: "Bench", feeBps: 50 })).json()) as {
-  apiKey: string;
-};
 
-const latencies: number[] = [];
-let errors = 0;
-const deadline = performance.now() + DURATION_MS;
-const started = performance.now();
-await Promise.all(
-  Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < deadline) {
-      const t = performance.now();
-      const res = await fetch(`${base}/pub/v2/rate?currency=NGN`, { headers: { "x-api-key": apiKey } });
-      await res.arrayBuffer();
-      if (res.status === 200) latencies.push(performance.now() - t);
-      else errors++;
-    }
-  }),
-);
-const seconds = (performance.now() - started) / 1000;
-latencies.sort((a, b) => a - b);
+const { id: businessId, apiKey } = (await (
+  await admin("POST", "/businesses", { name: "Bench", feeBps: 50 })
+).json()) as { id: string; apiKey: string };
+const http = await httpLoad({
+  url: `${base}/pub/v2/rate?currency=NGN`,
+  headers: { "x-api-key": apiKey },
+  concurrency: CONCURRENCY,
+  durationS: DURATION_S,
+});
 console.log(
-  `GET /pub/v2/rate: ${latencies.length} ok, ${errors} errors in ${seconds.toFixed(1)} s, concurrency ${CONCURRENCY}`,
+  `GET /pub/v2/rate (${http.generator}, ${CONCURRENCY} connections): ${http.requestsPerSecond.toFixed(0)} req/s, p50 ${http.p50Ms.toFixed(1)} ms, p99 ${http.p99Ms.toFixed(1)} ms, ${http.errors} errors`,
 );
+report({
+  key: "gateway-rates",
+  label: `GET /pub/v2/rate, gateway → NATS → pricing (${http.generator})`,
+  value: http.requestsPerSecond,
+  unit: "req/s",
+  p50Ms: http.p50Ms,
+  p99Ms: http.p99Ms,
+});
+
+// The gateway's own connection is the caller, as in a real request, without HTTP in front.
+const { nc } = gateway.deps;
+const rpc = await closedLoop(CONCURRENCY, DURATION_S, async () => {
+  await callRpc(nc, Rpc.ratesGet, { businessId, currency: "NGN" });
+  return true;
+});
 console.log(
-  `latency ms: p50 ${pct(latencies, 0.5).toFixed(1)}  p99 ${pct(latencies, 0.99).toFixed(1)}  max ${pct(latencies, 1).toFixed(1)}`,
+  `rates.get over NATS: ${rpc.perSecond.toFixed(0)} req/s, p50 ${rpc.p50Ms.toFixed(2)} ms, p99 ${rpc.p99Ms.toFixed(2)} ms, ${rpc.errors} errors`,
 );
-console.log(`RESULT gateway rate reads/s: ${(latencies.length / seconds).toFixed(0)}`);
+report({
+  key: "pricing-rpc",
+  label: "rates.get request/reply (pricing)",
+  value: rpc.perSecond,
+  unit: "req/s",
+  p50Ms: rpc.p50Ms,
+  p99Ms: rpc.p99Ms,
+});
 
 await gateway.stop();
 await webhooks.stop();
 await pricing.stop();
 await infra.stop();
 rmSync(dataDir, { recursive: true, force: true });
-process.exit(errors > 0 ? 1 : 0);
+process.exit(http.errors + rpc.errors > 0 ? 1 : 0);

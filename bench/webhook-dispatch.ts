@@ -18,6 +18,7 @@ import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contr
 import { startInfra } from "@ramp/devinfra";
 import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
+import { report } from "./support/report.ts";
 
 const N = Number(process.env.BENCH_EVENTS ?? 500);
 // 16: on SQLite-backed FerretDB more parallel writers mostly add SQLITE_BUSY contention.
@@ -114,6 +115,14 @@ async function main() {
     `latency ms: p50 ${pct(latencies, 0.5)}  p95 ${pct(latencies, 0.95)}  max ${pct(latencies, 1)}`,
   );
   console.log(`RESULT webhook deliveries/s: ${rate.toFixed(1)}`);
+  report({
+    key: "webhook-deliveries",
+    label: "webhook deliveries (event → signed POST)",
+    value: rate,
+    unit: "deliveries/s",
+    p50Ms: pct(latencies, 0.5),
+    p99Ms: pct(latencies, 0.99),
+  });
 
   await nc.drain();
   await dispatcher.stop();

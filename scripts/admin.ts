@@ -4,6 +4,7 @@
 const USAGE = `usage: npm run admin -- <command>
   business create <name> [feeBps]     create a business; prints its first API key and webhook secret
   key create <businessId>             issue another API key for a business
+  key revoke <apiKey>                 revoke an API key (401 on every gateway from then on)
   rate set <CURRENCY> <onRamp> <offRamp>
   rate delete <CURRENCY>
 environment: RAMP_URL (default http://127.0.0.1:8080), ADMIN_TOKEN (required)`;
@@ -48,6 +49,10 @@ switch (`${group} ${action}`) {
   case "key create":
     if (!args[0]) fail(USAGE);
     await call("POST", `/businesses/${args[0]}/api-keys`);
+    break;
+  case "key revoke":
+    if (!args[0]) fail(USAGE);
+    await call("POST", "/api-keys/revoke", { apiKey: args[0] });
     break;
   case "rate set":
     if (!args[0]) fail(USAGE);

@@ -56,24 +56,26 @@ export async function startStack(opts: StackOptions = {}) {
   let mongo: MongoClient | undefined;
   let gatewayUrl = "";
 
+  /** Starts one instance of a service; a gateway listens on a port of its own. */
+  async function launch(name: ServiceName): Promise<Stoppable & { port?: number }> {
+    if (name !== "gateway") return starters[name](envFor(name));
+    return startGateway(
+      loadGatewayConfig({
+        ...envFor("gateway"),
+        PORT: "0",
+        ADMIN_TOKEN,
+        RATE_LIMIT_PER_SECOND: "1000",
+        RATE_LIMIT_BURST: "2000",
+        ...opts.serviceEnv?.gateway,
+      }),
+    );
+  }
+
   async function start(name: ServiceName) {
     if (running.has(name)) return;
-    if (name === "gateway") {
-      const gw = await startGateway(
-        loadGatewayConfig({
-          ...envFor("gateway"),
-          PORT: "0",
-          ADMIN_TOKEN,
-          RATE_LIMIT_PER_SECOND: "1000",
-          RATE_LIMIT_BURST: "2000",
-          ...opts.serviceEnv?.gateway,
-        }),
-      );
-      gatewayUrl = `http://127.0.0.1:${gw.port}`;
-      running.set(name, gw);
-      return;
-    }
-    running.set(name, await starters[name](envFor(name)));
+    const svc = await launch(name);
+    if (svc.port !== undefined) gatewayUrl = `http://127.0.0.1:${svc.port}`;
+    running.set(name, svc);
   }
 
   async function stop(name: ServiceName) {
@@ -87,30 +89,9 @@ export async function startStack(opts: StackOptions = {}) {
     (["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"] as ServiceName[]);
   await Promise.all(names.map(start));
 
-  const request = async (
-    method: string,
-    path: string,
-    init: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const res = await fetch(`${gatewayUrl}${path}`, {
-      method,
-      headers: { "content-type": "application/json", ...init.headers },
-      ...(init.body !== undefined
-        ? { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }
-        : {}),
-    });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON; keep the text
-    }
-    return { status: res.status, body: body as any, headers: res.headers };
-  };
-
-  const admin = (method: string, path: string, body?: unknown) =>
-    request(method, `/admin/v1${path}`, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const http = httpClient(() => gatewayUrl);
+  const { request, admin } = http;
+  const replicas: Stoppable[] = [];
 
   return {
     id,
@@ -122,14 +103,22 @@ export async function startStack(opts: StackOptions = {}) {
     stop,
     request,
     admin,
-    /** A client bound to one API key. */
-    client(apiKey: string) {
-      const h = { "x-api-key": apiKey };
-      return {
-        get: (path: string) => request("GET", path, { headers: h }),
-        post: (path: string, body?: unknown) => request("POST", path, { body, headers: h }),
-        patch: (path: string, body?: unknown) => request("PATCH", path, { body, headers: h }),
-      };
+    client: http.client,
+    /**
+     * One more instance of a service on the same NATS and database, as a deployment with N replicas runs
+     * it; stopped by close(). A gateway replica comes with HTTP helpers bound to its own port.
+     */
+    async replica(name: ServiceName) {
+      const svc = await launch(name);
+      replicas.push(svc);
+      const url = `http://127.0.0.1:${svc.port ?? 0}`;
+      return { ...httpClient(() => url), url, stop: () => svc.stop() };
+    },
+    /** Restarts the stack's own nats-server on the same port and store: every service sees a reconnect. */
+    async restartNats() {
+      if (!nats) throw new Error("restartNats needs the stack's own nats-server (NATS_URL is set)");
+      await nats.stop();
+      nats = await startNats(inject("natsBin"), inject("testDataDir"), nats.port);
     },
     async createBusiness(
       name: string,
@@ -153,6 +142,7 @@ export async function startStack(opts: StackOptions = {}) {
       return (await this.db("orders")).collection("received_funds").countDocuments({ orderId });
     },
     async close() {
+      for (const svc of replicas.reverse()) await svc.stop();
       for (const name of [...running.keys()].reverse()) await stop(name);
       await mongo?.close();
       await nats?.stop();
@@ -160,5 +150,44 @@ export async function startStack(opts: StackOptions = {}) {
   };
 }
 export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/** HTTP helpers against one gateway; `base` is read per call, so a restarted gateway is followed. */
+function httpClient(base: () => string) {
+  const request = async (
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const res = await fetch(`${base()}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...init.headers },
+      ...(init.body !== undefined
+        ? { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }
+        : {}),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON; keep the text
+    }
+    return { status: res.status, body: body as any, headers: res.headers };
+  };
+
+  const admin = (method: string, path: string, body?: unknown) =>
+    request(method, `/admin/v1${path}`, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+
+  /** A client bound to one API key. */
+  const client = (apiKey: string) => {
+    const h = { "x-api-key": apiKey };
+    return {
+      get: (path: string) => request("GET", path, { headers: h }),
+      post: (path: string, body?: unknown) => request("POST", path, { body, headers: h }),
+      patch: (path: string, body?: unknown) => request("PATCH", path, { body, headers: h }),
+    };
+  };
+  return { request, admin, client };
+}
 
 export { eventually } from "@ramp/devinfra/testing";

@@ -9,6 +9,7 @@ export * from "./http/rates.ts";
 export * from "./http/sandbox.ts";
 export * from "./http/transactions.ts";
 export * from "./http/webhooks.ts";
+export * from "./messages/changes.ts";
 export * from "./messages/envelope.ts";
 export * from "./messages/rpc.ts";
 export * from "./messages/streams.ts";

@@ -1,5 +1,7 @@
+export * from "./change-feed.ts";
 export * from "./claims.ts";
 export * from "./config.ts";
+export * from "./exact-cache.ts";
 export * from "./health.ts";
 export * from "./jetstream.ts";
 export * from "./logger.ts";

@@ -29,8 +29,9 @@ function encode(reply: RpcReply): Uint8Array {
 
 /**
  * Answers one request/reply subject in a queue group so N instances share the load.
- * Requests and answers are validated against the contract; domain AppErrors travel as error replies,
- * anything else becomes INTERNAL without leaking its message.
+ * Each side validates what it receives, once: here the request (a bad one is a VALIDATION reply), in
+ * callRpc the answer. The handler's answer is typed by the contract and goes out as it is, unparsed.
+ * Domain AppErrors travel as error replies; anything else becomes INTERNAL without leaking its message.
  */
 export function serveRpc<C extends RpcContract>(
   nc: NatsConnection,
@@ -51,7 +52,7 @@ export function serveRpc<C extends RpcContract>(
       const parsed = contract.request.safeParse(raw);
       if (!parsed.success) throw new AppError("VALIDATION", formatIssues(parsed.error.issues));
       const data = await handler(parsed.data as z.infer<C["request"]>, { trace, log: child });
-      reply = { ok: true, data: contract.response.parse(data) };
+      reply = { ok: true, data };
     } catch (err) {
       if (err instanceof AppError) {
         reply = { ok: false, error: { code: err.code, message: err.detail } };
@@ -83,7 +84,11 @@ export function serveRpc<C extends RpcContract>(
   };
 }
 
-/** Calls a request/reply subject; no responder or a timeout is UNAVAILABLE (HTTP 503), never a hang. */
+/**
+ * Calls a request/reply subject; no responder or a timeout is UNAVAILABLE (HTTP 503), never a hang.
+ * The request is typed by the contract and validated by the server; the answer is validated here, so
+ * nothing the server sends reaches the caller unchecked (and fields outside the contract are stripped).
+ */
 export async function callRpc<C extends RpcContract>(
   nc: NatsConnection,
   contract: C,
@@ -91,7 +96,7 @@ export async function callRpc<C extends RpcContract>(
   trace?: TraceContext,
   timeoutMs = RPC_TIMEOUT_MS,
 ): Promise<z.infer<C["response"]>> {
-  const payload = new TextEncoder().encode(JSON.stringify(contract.request.parse(request)));
+  const payload = new TextEncoder().encode(JSON.stringify(request));
   let raw: unknown;
   try {
     const msg = await nc.request(contract.subject, payload, {
@@ -105,7 +110,14 @@ export async function callRpc<C extends RpcContract>(
     }
     throw err;
   }
-  const reply = RpcReply.parse(raw);
-  if (!reply.ok) throw new AppError(reply.error.code, reply.error.message);
-  return contract.response.parse(reply.data) as z.infer<C["response"]>;
+  const reply = RpcReply.safeParse(raw);
+  if (!reply.success) throw new Error(`${contract.subject}: reply is not an RPC envelope`);
+  if (!reply.data.ok) throw new AppError(reply.data.error.code, reply.data.error.message);
+  const data = contract.response.safeParse(reply.data.data);
+  if (!data.success) {
+    throw new Error(
+      `${contract.subject}: reply breaks the contract: ${formatIssues(data.error.issues).join("; ")}`,
+    );
+  }
+  return data.data as z.infer<C["response"]>;
 }

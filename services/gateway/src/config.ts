@@ -6,7 +6,6 @@ export const GatewayConfig = BaseConfig.extend({
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must be at least 16 characters"),
   RATE_LIMIT_PER_SECOND: envInt(50),
   RATE_LIMIT_BURST: envInt(100),
-  API_KEY_CACHE_SECONDS: envInt(30),
   PUBLIC_BASE_URL: z.string().optional(),
   TRUST_PROXY: envBool(false),
 });

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { bootService } from "@ramp/runtime";
+import { ChangeFeeds } from "@ramp/contracts";
+import { bootService, openChangeFeed } from "@ramp/runtime";
 import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -8,7 +9,8 @@ import type { GatewayConfig } from "./config.ts";
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
   const handle = await bootService("gateway", config, async ({ db, nc, log }) => {
-    const keys = createKeyStore(db, config.API_KEY_CACHE_SECONDS);
+    const changes = await openChangeFeed(nc, ChangeFeeds.gateway, log);
+    const keys = createKeyStore(db, changes);
     await keys.init();
     const app = createApp({ config, nc, keys, log, ready: () => handle.ready() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -16,7 +18,7 @@ export async function startGateway(config: GatewayConfig) {
     });
     port = (server.address() as AddressInfo).port;
     log.info({ port }, "gateway listening");
-    return [{ stop: () => new Promise<void>((resolve) => server.close(() => resolve())) }];
+    return [changes, { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) }];
   });
   return Object.assign(handle, {
     get port() {

@@ -1,5 +1,5 @@
-import { notFound, Rpc } from "@ramp/contracts";
-import { bootService, serveRpc } from "@ramp/runtime";
+import { ChangeFeeds, type Currency, notFound, Rpc } from "@ramp/contracts";
+import { bootService, openChangeFeed, serveRpc } from "@ramp/runtime";
 import type { PricingConfig } from "./config.ts";
 import { businessRates } from "./rates.ts";
 import { createPricingStore } from "./store.ts";
@@ -9,24 +9,33 @@ const QUEUE = "pricing";
 export async function startPricing(config: PricingConfig) {
   return bootService("pricing", config, async ({ nc, db, log }) => {
     const store = createPricingStore(db);
+    // Rates are read on every quote and rate request: served from memory, dropped on every replica the
+    // moment any replica changes one (the change feed), so no replica ever answers a replaced rate.
+    const changes = await openChangeFeed(nc, ChangeFeeds.pricing, log);
+    const marketRates = changes.cache("market-rate", (currency: Currency) => store.getMarketRate(currency));
+    const feeBps = changes.cache("profile", (businessId) => store.feeBps(businessId));
     return [
+      changes,
       serveRpc(nc, Rpc.ratesGet, QUEUE, log, async ({ businessId, currency }) => {
-        const market = await store.getMarketRate(currency);
+        const market = await marketRates.get(currency);
         if (!market) throw notFound("Rate not found");
-        return businessRates(market, await store.feeBps(businessId));
+        return businessRates(market, await feeBps.get(businessId));
       }),
       serveRpc(nc, Rpc.marketRateSet, QUEUE, log, async ({ currency, onRamp, offRamp }, ctx) => {
         const market = await store.setMarketRate(currency, onRamp, offRamp);
+        await changes.changed("market-rate", currency);
         ctx.log.info({ currency, onRamp, offRamp }, "market rate set");
         return businessRates(market, 0);
       }),
       serveRpc(nc, Rpc.marketRateDelete, QUEUE, log, async ({ currency }, ctx) => {
         await store.deleteMarketRate(currency);
+        await changes.changed("market-rate", currency);
         ctx.log.info({ currency }, "market rate removed");
         return { ok: true as const };
       }),
-      serveRpc(nc, Rpc.profileSet, QUEUE, log, async ({ businessId, feeBps }) => {
-        await store.setFeeBps(businessId, feeBps);
+      serveRpc(nc, Rpc.profileSet, QUEUE, log, async ({ businessId, feeBps: bps }) => {
+        await store.setFeeBps(businessId, bps);
+        await changes.changed("profile", businessId);
         return { ok: true as const };
       }),
     ];

@@ -26,3 +26,7 @@ export const CurrencyParams = z.strictObject({ currency: Currency });
 export const BusinessParams = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{24}$/i, "id must be a mongodb id"),
 });
+
+/** Revoking takes the key itself: the operator holds it, the gateway only its hash. */
+export const RevokeApiKeyRequest = z.strictObject({ apiKey: z.string().min(1).max(200) });
+export type RevokeApiKeyRequest = z.infer<typeof RevokeApiKeyRequest>;

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { ChangeFeeds, ChangeKind } from "@ramp/contracts";
+import type { ChangeFeed } from "@ramp/runtime";
 import type { Collection, Db } from "mongodb";
 import { ObjectId } from "mongodb";
 
@@ -23,12 +25,41 @@ export interface Caller {
   apiKeyId: string;
 }
 
+export type RevokeOutcome = "revoked" | "unknown";
+
+export interface KeyStore {
+  init(): Promise<void>;
+  createBusiness(name: string, feeBps: number): Promise<{ id: string }>;
+  businessExists(id: string): Promise<boolean>;
+  /** Returns the plaintext key once; only its hash is kept. */
+  issueKey(businessId: string): Promise<{ apiKey: string; apiKeyId: string }>;
+  /** Revoking a revoked key is `revoked` again (and tells every replica again), so a retry is safe. */
+  revoke(apiKey: string): Promise<RevokeOutcome>;
+  authenticate(apiKey: string): Promise<Caller | null>;
+}
+
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
-export function createKeyStore(db: Db, cacheSeconds: number) {
+/** Enough for every live key of a large deployment; past it the oldest entries are read again. */
+const CACHED_KEYS = 100_000;
+
+export function createKeyStore(
+  db: Db,
+  changes: ChangeFeed<ChangeKind<typeof ChangeFeeds.gateway>>,
+): KeyStore {
   const keys: Collection<ApiKeyDoc> = db.collection("api_keys");
   const businesses: Collection<BusinessDoc> = db.collection("businesses");
-  const cache = new Map<string, { caller: Caller | null; until: number }>();
+  // Every request authenticates: callers come from memory, unknown keys too (so a flood of bad keys
+  // stays off the database). An issued or revoked key is dropped on every gateway replica through the
+  // change feed, so a revoked key stops working everywhere as soon as the revoke is answered.
+  const callers = changes.cache(
+    "api-key",
+    async (hash): Promise<Caller | null> => {
+      const doc = await keys.findOne({ _id: hash, revokedAt: null });
+      return doc ? { businessId: doc.businessId, apiKeyId: doc.keyId } : null;
+    },
+    CACHED_KEYS,
+  );
 
   return {
     async init() {
@@ -36,41 +67,35 @@ export function createKeyStore(db: Db, cacheSeconds: number) {
       await keys.createIndex({ businessId: 1 });
     },
 
-    async createBusiness(name: string, feeBps: number): Promise<{ id: string }> {
+    async createBusiness(name, feeBps) {
       const _id = new ObjectId();
       await businesses.insertOne({ _id, name, feeBps, createdAt: new Date() });
       return { id: _id.toHexString() };
     },
 
-    async businessExists(id: string): Promise<boolean> {
+    async businessExists(id) {
       return (await businesses.countDocuments({ _id: new ObjectId(id) }, { limit: 1 })) > 0;
     },
 
-    /** Returns the plaintext key once; only its hash is kept. */
-    async issueKey(businessId: string): Promise<{ apiKey: string; apiKeyId: string }> {
+    async issueKey(businessId) {
       const apiKey = `rk_${randomBytes(32).toString("base64url")}`;
       const keyId = new ObjectId().toHexString();
-      await keys.insertOne({
-        _id: hashKey(apiKey),
-        keyId,
-        businessId,
-        createdAt: new Date(),
-        revokedAt: null,
-      });
+      const hash = hashKey(apiKey);
+      await keys.insertOne({ _id: hash, keyId, businessId, createdAt: new Date(), revokedAt: null });
+      await changes.changed("api-key", hash);
       return { apiKey, apiKeyId: keyId };
     },
 
-    /** Cached both ways, so a flood of bad keys does not reach the database either. */
-    async authenticate(apiKey: string): Promise<Caller | null> {
+    async revoke(apiKey) {
       const hash = hashKey(apiKey);
-      const hit = cache.get(hash);
-      if (hit && hit.until > Date.now()) return hit.caller;
-      const doc = await keys.findOne({ _id: hash, revokedAt: null });
-      const caller = doc ? { businessId: doc.businessId, apiKeyId: doc.keyId } : null;
-      if (cache.size > 10_000) cache.clear();
-      cache.set(hash, { caller, until: Date.now() + cacheSeconds * 1000 });
-      return caller;
+      await keys.updateOne({ _id: hash, revokedAt: null }, { $set: { revokedAt: new Date() } });
+      if ((await keys.countDocuments({ _id: hash }, { limit: 1 })) === 0) return "unknown";
+      await changes.changed("api-key", hash);
+      return "revoked";
+    },
+
+    authenticate(apiKey) {
+      return callers.get(hashKey(apiKey));
     },
   };
 }
-export type KeyStore = ReturnType<typeof createKeyStore>;

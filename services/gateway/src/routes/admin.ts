@@ -4,6 +4,7 @@ import {
   CreateBusinessRequest,
   CurrencyParams,
   notFound,
+  RevokeApiKeyRequest,
   Rpc,
   SetMarketRateRequest,
 } from "@ramp/contracts";
@@ -35,6 +36,13 @@ export function adminRoutes(nc: NatsConnection, keys: KeyStore) {
     const { id } = c.req.valid("param");
     if (!(await keys.businessExists(id))) throw notFound("Business not found");
     return c.json(await issueKeyWithSecret(id, c.var.trace), 201);
+  });
+
+  // This replica forgets the key at once, every other replica as soon as the change feed reaches it.
+  app.post("/api-keys/revoke", validate("json", RevokeApiKeyRequest), async (c) => {
+    if ((await keys.revoke(c.req.valid("json").apiKey)) === "unknown") throw notFound("API key not found");
+    c.var.log.info("api key revoked");
+    return c.body(null, 204);
   });
 
   app.put(

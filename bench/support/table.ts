@@ -1,0 +1,58 @@
+import type { BenchFigure } from "./report.ts";
+
+/** Each figure and the floor it is read against: what the same work costs with nothing of ours in it. */
+const PAIRS: ReadonlyArray<{ figure: string; floor: string }> = [
+  { figure: "gateway-rates", floor: "hono-floor" },
+  { figure: "pricing-rpc", floor: "nats-floor" },
+  // A delivery is about ten database operations; the ratio says how close the dispatcher runs to that.
+  { figure: "webhook-deliveries", floor: "db-insert-parallel" },
+];
+
+export interface BenchRow {
+  figure: string;
+  value: string;
+  floor: string;
+  floorValue: string;
+  /** figure ÷ floor, as a percentage; null when either is missing. */
+  ratioPercent: number | null;
+}
+export interface BenchTable {
+  rows: BenchRow[];
+}
+
+const fmt = (f: BenchFigure | undefined) => {
+  if (!f || !Number.isFinite(f.value)) return "—";
+  const latency = f.p99Ms !== undefined && Number.isFinite(f.p99Ms) ? `, p99 ${f.p99Ms.toFixed(1)} ms` : "";
+  return `${Math.round(f.value).toLocaleString("en-US")} ${f.unit}${latency}`;
+};
+
+export function buildTable(figures: BenchFigure[]): BenchTable {
+  const byKey = new Map(figures.map((f) => [f.key, f]));
+  return {
+    rows: PAIRS.map(({ figure, floor }) => {
+      const f = byKey.get(figure);
+      const g = byKey.get(floor);
+      const ratio = f && g && g.value > 0 && Number.isFinite(f.value) ? (f.value / g.value) * 100 : null;
+      return {
+        figure: f?.label ?? figure,
+        value: fmt(f),
+        floor: g?.label ?? floor,
+        floorValue: fmt(g),
+        ratioPercent: ratio === null ? null : Number(ratio.toFixed(1)),
+      };
+    }),
+  };
+}
+
+/** A Markdown table, so it pastes into README as it is. */
+export function formatTable(table: BenchTable): string {
+  const lines = [
+    "| figure | value | floor (same run) | floor value | ratio |",
+    "| --- | --- | --- | --- | --- |",
+    ...table.rows.map(
+      (r) =>
+        `| ${r.figure} | ${r.value} | ${r.floor} | ${r.floorValue} | ${r.ratioPercent === null ? "—" : `${r.ratioPercent} %`} |`,
+    ),
+  ];
+  return lines.join("\n");
+}
