@@ -11,6 +11,7 @@ export * from "./http/transactions.ts";
 export * from "./http/webhooks.ts";
 export * from "./messages/changes.ts";
 export * from "./messages/envelope.ts";
+export * from "./messages/leases.ts";
 export * from "./messages/rpc.ts";
 export * from "./messages/streams.ts";
 export { buildOpenApiDocument, publicRoutes } from "./openapi.ts";

@@ -34,8 +34,9 @@ export async function openChangeFeed<K extends string>(
   nc: NatsConnection,
   contract: ChangeFeedContract<K>,
   log: Logger,
+  replicas = 1,
 ): Promise<ChangeFeed<K>> {
-  const kv: KV = await new Kvm(nc).create(contract.bucket, { history: 1 });
+  const kv: KV = await new Kvm(nc).create(contract.bucket, { history: 1, replicas });
   const caches = new Map<string, Pick<ExactCache<null>, "drop" | "setLive">>();
   let stopped = false;
   let connected = true;

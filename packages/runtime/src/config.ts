@@ -37,5 +37,7 @@ export const BaseConfig = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   HEALTH_PORT: envInt(0),
   RAMP_SANDBOX: envBool(true),
+  /** Copies of every stream and KV bucket this service creates: 1 on a single server, 3 on a cluster. */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;

@@ -19,8 +19,11 @@ export interface JetStreamHandles {
   jsm: JetStreamManager;
 }
 
-/** Creates (or keeps) the two streams; every service calls this at start-up, so order of boot does not matter. */
-export async function ensureStreams(nc: NatsConnection): Promise<JetStreamHandles> {
+/**
+ * Creates (or keeps) the two streams; every service calls this at start-up, so order of boot does not
+ * matter. `replicas` applies when a stream is created (3 on a NATS cluster).
+ */
+export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<JetStreamHandles> {
   const jsm = await jetstreamManager(nc);
   for (const s of Object.values(STREAMS)) {
     try {
@@ -31,6 +34,7 @@ export async function ensureStreams(nc: NatsConnection): Promise<JetStreamHandle
           name: s.name,
           subjects: [...s.subjects],
           duplicate_window: nanos(24 * 3600 * 1000),
+          num_replicas: replicas,
         });
       } catch (err) {
         // Another service created it between info and add.

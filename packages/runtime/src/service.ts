@@ -47,7 +47,7 @@ export async function bootService<C extends BaseConfig>(
       if (s.type === "disconnect" || s.type === "reconnect") log.warn({ status: s.type }, "nats connection");
     }
   })();
-  const { js } = await ensureStreams(nc);
+  const { js } = await ensureStreams(nc, config.NATS_STREAM_REPLICAS);
   const mongo = await connectMongo(
     config.MONGODB_URI,
     config.MONGODB_DATABASE ?? `ramp_${name.replace(/-/g, "_")}`,

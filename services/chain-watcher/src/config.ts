@@ -31,6 +31,8 @@ export const ChainWatcherConfig = BaseConfig.extend({
   ...perChain("STABLECOIN_DECIMALS", optionalInt),
   ...perChain("CONFIRMATIONS", optionalInt),
   POLL_INTERVAL_MS: envInt(2_000),
+  /** How long a replica's turn at polling a chain outlives its last renewal; another takes over after it. */
+  LEASE_TTL_MS: envInt(6_000),
   /** Largest block range one eth_getLogs call covers. */
   EVM_LOG_CHUNK_BLOCKS: envInt(2_000),
   /** Blocks scanned back from the safe head when a chain has no cursor yet (first start). */

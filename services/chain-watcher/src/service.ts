@@ -1,5 +1,5 @@
-import { Commands, Rpc } from "@ramp/contracts";
-import { bootService, consume, createClaims, type Stoppable, serveRpc } from "@ramp/runtime";
+import { Commands, LeaseBuckets, Rpc } from "@ramp/contracts";
+import { bootService, consume, createClaims, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
@@ -66,30 +66,49 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       deposits.startSweeper(config.POLL_INTERVAL_MS),
       transfers.startSweeper(config.POLL_INTERVAL_MS),
     );
+    // Polling from a shared cursor and tracking sends run in one replica at a time, each under a lease;
+    // a replica that dies or pauses loses it and another takes over within LEASE_TTL_MS.
+    const leased = (key: string, start: () => Stoppable) =>
+      runWithLease(
+        nc,
+        {
+          contract: LeaseBuckets.chainWatcher,
+          key,
+          ttlMs: config.LEASE_TTL_MS,
+          replicas: config.NATS_STREAM_REPLICAS,
+          log,
+        },
+        start,
+      );
     for (const runtime of registry.all()) {
       if (runtime.mode !== "rpc" || !runtime.adapter) continue;
+      const adapter = runtime.adapter;
       parts.push(
-        startPollLoop({
-          chain: runtime.chain,
-          adapter: runtime.adapter,
-          allocations,
-          deposits,
-          cursors,
-          intervalMs: config.POLL_INTERVAL_MS,
-          log,
-        }),
+        await leased(`poll.${runtime.chain}`, () =>
+          startPollLoop({
+            chain: runtime.chain,
+            adapter,
+            allocations,
+            deposits,
+            cursors,
+            intervalMs: config.POLL_INTERVAL_MS,
+            log,
+          }),
+        ),
       );
     }
     parts.push(
-      startTransferTracker({
-        store: transfers,
-        registry,
-        senders,
-        executor,
-        withSendLock,
-        intervalMs: config.POLL_INTERVAL_MS,
-        log,
-      }),
+      await leased("transfers.track", () =>
+        startTransferTracker({
+          store: transfers,
+          registry,
+          senders,
+          executor,
+          withSendLock,
+          intervalMs: config.POLL_INTERVAL_MS,
+          log,
+        }),
+      ),
     );
     parts.push(
       await consume(nc, {

@@ -9,7 +9,7 @@ import type { GatewayConfig } from "./config.ts";
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
   const handle = await bootService("gateway", config, async ({ db, nc, log }) => {
-    const changes = await openChangeFeed(nc, ChangeFeeds.gateway, log);
+    const changes = await openChangeFeed(nc, ChangeFeeds.gateway, log, config.NATS_STREAM_REPLICAS);
     const keys = createKeyStore(db, changes);
     await keys.init();
     const app = createApp({ config, nc, keys, log, ready: () => handle.ready() });

@@ -11,7 +11,7 @@ export async function startPricing(config: PricingConfig) {
     const store = createPricingStore(db);
     // Rates are read on every quote and rate request: served from memory, dropped on every replica the
     // moment any replica changes one (the change feed), so no replica ever answers a replaced rate.
-    const changes = await openChangeFeed(nc, ChangeFeeds.pricing, log);
+    const changes = await openChangeFeed(nc, ChangeFeeds.pricing, log, config.NATS_STREAM_REPLICAS);
     const marketRates = changes.cache("market-rate", (currency: Currency) => store.getMarketRate(currency));
     const feeBps = changes.cache("profile", (businessId) => store.feeBps(businessId));
     return [
