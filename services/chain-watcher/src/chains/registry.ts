@@ -3,9 +3,9 @@ import type { Logger } from "@ramp/runtime";
 import type { ChainSettings } from "../chain-settings.ts";
 import type { ChainWatcherConfig } from "../config.ts";
 import type { ChainAdapter } from "./adapter.ts";
-import { EvmAdapter } from "./evm/evm-adapter.ts";
+import { EvmAdapter } from "./evm/adapter.ts";
 import { EvmKeyring } from "./evm/hd.ts";
-import { type AsyncDeriver, loadFamilyAdapter, loadFamilyDeriver } from "./family-modules.ts";
+import { FAMILIES } from "./families.ts";
 import { SandboxAdapter } from "./sandbox/sandbox-adapter.ts";
 
 export type ChainMode = "rpc" | "sandbox" | "unavailable";
@@ -18,7 +18,7 @@ export interface ChainRuntime {
   adapter: ChainAdapter | undefined;
   /** Why the chain cannot serve requests (mode "unavailable"); shown in 503 replies and at start-up. */
   reason: string | undefined;
-  deriveAddress: AsyncDeriver | undefined;
+  deriveAddress: ((index: number) => Promise<string>) | undefined;
 }
 
 export interface ChainRegistry {
@@ -112,29 +112,20 @@ async function buildOne(
     return { ...base, mode: "sandbox", adapter, deriveAddress };
   }
 
-  const family = s.family;
-  const deriveAddress = await loadFamilyDeriver(family, mnemonic);
-  if (!deriveAddress) return unavailableRuntime(s, `${family} address derivation is not installed`);
+  const family = FAMILIES[s.family];
+  const derive = (i: number) => family.derive(mnemonic, i);
+  const deriveAddress = async (i: number) => derive(i);
   if (s.rpcUrl) {
-    const adapter = await loadFamilyAdapter(family, {
+    const adapter = family.adapter({
       chain: s.chain,
-      rpc: s.rpcUrl,
       rpcUrl: s.rpcUrl,
       mnemonic,
       confirmations: s.confirmations,
       stablecoin: s.stablecoin,
     });
-    if (!adapter) return unavailableRuntime(s, `${family} chain adapter is not installed`);
     return { ...base, mode: "rpc", adapter, deriveAddress };
   }
   if (!config.RAMP_SANDBOX) return unavailableRuntime(s, `RPC_URL_${s.chain} is not set`);
-  const adapter = new SandboxAdapter({
-    chain: s.chain,
-    // Allocation goes through the registry's async deriveAddress; the adapter's sync one is unused here.
-    derive: () => {
-      throw new Error(`${family} sandbox derivation is asynchronous; use the registry`);
-    },
-    stablecoin: s.stablecoin,
-  });
+  const adapter = new SandboxAdapter({ chain: s.chain, derive, stablecoin: s.stablecoin });
   return { ...base, mode: "sandbox", adapter, deriveAddress };
 }

@@ -16,16 +16,12 @@ import type {
   WatchedAddress,
 } from "../adapter.ts";
 import { TransferRejected } from "../errors.ts";
+import { seedFromMnemonic } from "../shared/seed.ts";
+import { formatUnits, parseUnits } from "../shared/units.ts";
 import { buildTokenTransfer, preparedBlockhash, TOKEN_ACCOUNT_SIZE } from "./delivery.ts";
-import {
-  deriveSolanaKeypairFromSeed,
-  SOLANA_TREASURY_PATH,
-  seedFromMnemonic,
-  solanaKeypairAt,
-} from "./derive.ts";
+import { deriveSolanaKeypairFromSeed, SOLANA_TREASURY_PATH, solanaKeypairAt } from "./derive.ts";
 import type { WatchedTokenAccount } from "./parse-transfers.ts";
 import { type SolanaRpc, solanaRpc } from "./rpc.ts";
-import { formatUnits, parseUnits } from "./units.ts";
 import { decodeCursor, scanTokenAccount } from "./watch.ts";
 
 export interface SolanaAdapterOptions {

@@ -1,7 +1,6 @@
-import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
-import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { Keypair } from "@solana/web3.js";
 import { HDKey } from "micro-key-producer/slip10.js";
+import { seedFromMnemonic } from "../shared/seed.ts";
 
 /**
  * Solana keys: BIP-39 seed → SLIP-0010 ed25519, all levels hardened (ed25519 has no public derivation).
@@ -22,13 +21,6 @@ function checkIndex(index: number): number {
     throw new RangeError(`HD index out of range: ${index}`);
   }
   return index;
-}
-
-/** BIP-39 seed of a mnemonic; the error never echoes the words. */
-export function seedFromMnemonic(mnemonic: string): Uint8Array {
-  const normalized = mnemonic.trim().split(/\s+/).join(" ");
-  if (!validateMnemonic(normalized, wordlist)) throw new Error("invalid BIP-39 mnemonic");
-  return mnemonicToSeedSync(normalized);
 }
 
 export function solanaKeypairAt(seed: Uint8Array, path: string): Keypair {

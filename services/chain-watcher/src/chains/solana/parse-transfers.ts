@@ -6,7 +6,7 @@ import type {
   TokenBalance,
 } from "@solana/web3.js";
 import { z } from "zod";
-import { formatUnits } from "./units.ts";
+import { formatUnits } from "../shared/units.ts";
 
 /** A watched token account: the owner the service allocated and the ATA that holds `mint` for it. */
 export interface WatchedTokenAccount {

@@ -11,8 +11,8 @@ import type {
   WatchedAddress,
 } from "../adapter.ts";
 import { TransferRejected } from "../errors.ts";
-import { seedFromMnemonic } from "../solana/derive.ts";
-import { parseUnits } from "../solana/units.ts";
+import { seedFromMnemonic } from "../shared/seed.ts";
+import { parseUnits } from "../shared/units.ts";
 import { buildTonTransfer, type PreparedFacts, readPrepared, type TonPayment } from "./delivery.ts";
 import { deriveTonWalletFromSeed, TON_TREASURY_PATH, type TonDerivedWallet, tonWalletAt } from "./derive.ts";
 import { jettonBalance, jettonWalletOf, readJettonDecimals } from "./jetton.ts";

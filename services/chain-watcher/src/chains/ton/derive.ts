@@ -2,7 +2,7 @@ import { type KeyPair, keyPairFromSeed } from "@ton/crypto";
 import { WalletContractV4 } from "@ton/ton";
 import { HDKey } from "micro-key-producer/slip10.js";
 // BIP-39 seeding is chain-agnostic; it lives beside the Solana derivation to keep one copy.
-import { seedFromMnemonic } from "../solana/derive.ts";
+import { seedFromMnemonic } from "../shared/seed.ts";
 
 /**
  * TON keys come from the same BIP-39 mnemonic as Solana (not TON's own 24-word scheme), through

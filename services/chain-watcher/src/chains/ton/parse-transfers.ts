@@ -1,6 +1,6 @@
 import { TONCOIN_MINT } from "@ramp/contracts";
 import type { Address, Transaction } from "@ton/core";
-import { formatUnits } from "../solana/units.ts";
+import { formatUnits } from "../shared/units.ts";
 import { OP, readTransferNotification } from "./jetton.ts";
 
 export const TONCOIN_DECIMALS = 9;
