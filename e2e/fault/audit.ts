@@ -32,7 +32,8 @@ export interface OrderFacts {
   superseded: string[];
 }
 
-export type ProblemKind = "stuck" | "duplicated" | "lost" | "wrong";
+/** `outbox`: a message left in a document's outbox after everything settled (sent or not, never pulled off). */
+export type ProblemKind = "stuck" | "duplicated" | "lost" | "wrong" | "outbox";
 export interface Problem {
   kind: ProblemKind;
   orderId: string | null;

@@ -13,7 +13,7 @@ import {
 } from "./audit.ts";
 import { type ChaosLog, runChaos } from "./chaos.ts";
 import { type DriverCounters, driveOrder, newCounters, readStatus } from "./drive-order.ts";
-import { outboxLeftovers } from "./ledgers.ts";
+import { type OutboxLeftover, outboxLeftovers, unknownOrders } from "./ledgers.ts";
 import { planOrders, seeded } from "./order-mix.ts";
 import { countsTable, problemsText } from "./report.ts";
 
@@ -37,7 +37,7 @@ export interface FaultRunResult {
   facts: OrderFacts[];
   chaos: ChaosLog;
   driver: DriverCounters;
-  outboxLeft: string[];
+  outboxLeft: OutboxLeftover[];
   durationMs: number;
   /** The table, the run's story and every problem with its order's log lines: print it. */
   report: string;
@@ -45,6 +45,24 @@ export interface FaultRunResult {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Outbox sweepers run every 2 s; anything still there this long after the orders finished stays. */
+const OUTBOX_GRACE_MS = 15_000;
+
+/** Leftover outbox documents grouped by service collection, with one document's entries as a sample. */
+function outboxProblems(left: OutboxLeftover[]): Problem[] {
+  const groups = new Map<string, OutboxLeftover[]>();
+  for (const l of left) {
+    const where = l.doc.slice(0, l.doc.indexOf(":"));
+    groups.set(where, [...(groups.get(where) ?? []), l]);
+  }
+  return [...groups].map(([where, docs]) => ({
+    kind: "outbox",
+    orderId: null,
+    what:
+      `${docs.length} document(s) in ${where} still hold ${docs.reduce((n, d) => n + d.msgIds.length, 0)} ` +
+      `outbox entries, e.g. ${docs[0]?.doc} [${docs[0]?.msgIds.join(", ")}]`,
+  }));
+}
 
 async function setupCall(call: () => Promise<ApiAnswer>, want: number, what: string): Promise<ApiAnswer> {
   for (let i = 0; i < 60; i++) {
@@ -111,10 +129,12 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const tCalm = Date.now();
   log(`chaos over after ${secs(tCalm - tChaos)}; waiting for every order to finish`);
 
-  // Settle: every order terminal, every owed webhook in, every outbox empty — or the deadline.
+  // Settle: every order terminal and every owed webhook in (bounded by the deadline), then a short
+  // grace for outboxes to drain: sweepers run every few seconds, so what is left after that stays.
   const statuses = new Map<string, string | null>();
   let facts: OrderFacts[] = [];
-  let outboxLeft: string[] = [];
+  let outboxLeft: OutboxLeftover[] = [];
+  let tDone: number | null = null;
   for (;;) {
     await Promise.all(
       driven.map(async (d) => {
@@ -123,13 +143,18 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
       }),
     );
     const allTerminal = driven.every((d) => !d.id || isTerminal(statuses.get(d.id) ?? null));
-    if (allTerminal || Date.now() > deadline) {
+    const late = Date.now() > deadline;
+    if (allTerminal || late) {
       facts = await Promise.all(
         driven.map((d) => gatherFacts(stack, d, d.id ? (statuses.get(d.id) ?? null) : null, hooks.got)),
       );
+      if (tDone === null && allTerminal && facts.every((f) => missingHooks(f).length === 0)) {
+        tDone = Date.now();
+        log(`every order finished and told after ${secs(tDone - tCalm)} of calm`);
+      }
       outboxLeft = await outboxLeftovers(stack);
-      const hooksIn = facts.every((f) => missingHooks(f).length === 0);
-      if ((allTerminal && hooksIn && outboxLeft.length === 0) || Date.now() > deadline) break;
+      if (late || (tDone !== null && (outboxLeft.length === 0 || Date.now() - tDone > OUTBOX_GRACE_MS)))
+        break;
     }
     await sleep(1_000);
   }
@@ -138,28 +163,32 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
 
   const problems = [
     ...facts.flatMap(judge),
-    ...outboxLeft.map(
-      (doc): Problem => ({ kind: "lost", orderId: null, what: `unsent outbox entries in ${doc}` }),
-    ),
+    ...outboxProblems(outboxLeft),
     ...chaosLog.failedRestarts.map(
       (r): Problem => ({ kind: "stuck", orderId: null, what: `restart failed: ${r}` }),
     ),
   ];
-  const counts = { stuck: 0, duplicated: 0, lost: 0, wrong: 0 };
+  const counts = { stuck: 0, duplicated: 0, lost: 0, wrong: 0, outbox: 0 };
+  const known = new Set(driven.flatMap((d) => (d.id ? [d.id] : [])));
+  const orphans = await unknownOrders(stack, biz.id, known);
   for (const p of problems) counts[p.kind]++;
   const crashes = SERVICE_NAMES.map((n) => `${n} ${stack.service(n).crashes}`).join(", ");
   const report = [
     countsTable(facts),
     "",
     `run ${stack.id} (seed ${seed}): ${secs(tEnd - t0)} in all — setup ${secs(tChaos - t0)}, ` +
-      `chaos ${secs(tCalm - tChaos)}, settle ${secs(tEnd - tCalm)}${tEnd > deadline ? " (deadline hit)" : ""}`,
+      `chaos ${secs(tCalm - tChaos)}, settle ${secs(tEnd - tCalm)}${tEnd > deadline ? " (deadline hit)" : ""}; ` +
+      `every order finished and told ${tDone === null ? "never" : `${secs(tDone - tCalm)} after the chaos`}`,
     `kills: ${SERVICE_NAMES.map((n) => `${n} ${chaosLog.kills[n]}`).join(", ")}; nats restarts ${chaosLog.natsRestarts}`,
     `unasked exits (crashes, restarted): ${crashes}`,
     `driver: create retries ${driver.createRetries}; deposit calls without an answer ${driver.depositOutages} ` +
       `(entered anyway ${driver.depositsThroughAnyway}, order moved anyway ${driver.depositsMovedAnyway}, ` +
       `sent again ${driver.depositRetries})`,
+    `orders the driver never heard of (a create answered by an outage that went through): ${orphans.length}` +
+      (orphans.length ? ` (${orphans.join(", ")})` : ""),
     `outbox documents left: ${outboxLeft.length}`,
-    `problems: stuck ${counts.stuck}, duplicated ${counts.duplicated}, lost ${counts.lost}, wrong ${counts.wrong}`,
+    `problems: stuck ${counts.stuck}, duplicated ${counts.duplicated}, lost ${counts.lost}, wrong ${counts.wrong}, ` +
+      `outbox ${counts.outbox}`,
     ...(problems.length ? ["", problemsText(problems, facts, (id) => logLinesAbout(stack, id))] : []),
     `logs: ${stack.runDir}`,
   ].join("\n");

@@ -73,18 +73,42 @@ export async function supersededHooks(stack: ProcessStack, id: string): Promise<
   return docs.map((d) => String((JSON.parse(d.body) as { status?: unknown }).status));
 }
 
-/** Every document, in every collection of every service's database, still holding unsent messages. */
-export async function outboxLeftovers(stack: ProcessStack): Promise<string[]> {
-  const left: string[] = [];
+export interface OutboxLeftover {
+  /** `<service>.<collection>:<_id>` */
+  doc: string;
+  msgIds: string[];
+}
+
+/** Every document, in every collection of every service's database, whose outbox is not empty. */
+export async function outboxLeftovers(stack: ProcessStack): Promise<OutboxLeftover[]> {
+  const left: OutboxLeftover[] = [];
   for (const name of SERVICE_NAMES) {
     const db = await stack.db(name);
     for (const c of await db.listCollections({}, { nameOnly: true }).toArray()) {
       const docs = await db
-        .collection(c.name)
-        .find({ "outbox.0": { $exists: true } }, { projection: { _id: 1 } })
+        .collection<{ outbox: Array<{ msgId?: unknown }> }>(c.name)
+        .find({ "outbox.0": { $exists: true } }, { projection: { outbox: 1 } })
         .toArray();
-      for (const d of docs) left.push(`${name}.${c.name}:${String(d._id)}`);
+      for (const d of docs)
+        left.push({
+          doc: `${name}.${c.name}:${String(d._id)}`,
+          msgIds: d.outbox.map((e) => String(e.msgId)),
+        });
     }
   }
   return left;
+}
+
+/** Orders and payments of the business the driver never heard of: creates whose answer was lost. */
+export async function unknownOrders(stack: ProcessStack, businessId: string, known: Set<string>) {
+  const db = await stack.db("orders");
+  const found: string[] = [];
+  for (const name of ["orders", "payments"]) {
+    const docs = await db
+      .collection<{ status: string }>(name)
+      .find({ businessId }, { projection: { status: 1 } })
+      .toArray();
+    for (const d of docs) if (!known.has(String(d._id))) found.push(`${name.slice(0, -1)} ${d.status}`);
+  }
+  return found;
 }
