@@ -2,15 +2,7 @@ import type { ProcessStack } from "../support/process-stack.ts";
 import { SERVICE_NAMES } from "../support/process-stack.ts";
 import { receiver } from "../support/webhook-receiver.ts";
 import { type ApiAnswer, apiClient, isOutage } from "./api-client.ts";
-import {
-  gatherFacts,
-  isTerminal,
-  judge,
-  logLinesAbout,
-  missingHooks,
-  type OrderFacts,
-  type Problem,
-} from "./audit.ts";
+import { gatherFacts, isTerminal, judge, logLinesAbout, type OrderFacts, type Problem } from "./audit.ts";
 import { type ChaosLog, runChaos } from "./chaos.ts";
 import { type DriverCounters, driveOrder, newCounters, readStatus } from "./drive-order.ts";
 import { type OutboxLeftover, outboxLeftovers, unknownOrders } from "./ledgers.ts";
@@ -129,7 +121,7 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const tCalm = Date.now();
   log(`chaos over after ${secs(tCalm - tChaos)}; waiting for every order to finish`);
 
-  // Settle: every order terminal and every owed webhook in (bounded by the deadline), then a short
+  // Settle: every order terminal, recorded and told (bounded by the deadline), then a short
   // grace for outboxes to drain: sweepers run every few seconds, so what is left after that stays.
   const statuses = new Map<string, string | null>();
   let facts: OrderFacts[] = [];
@@ -148,9 +140,11 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
       facts = await Promise.all(
         driven.map((d) => gatherFacts(stack, d, d.id ? (statuses.get(d.id) ?? null) : null, hooks.got)),
       );
-      if (tDone === null && allTerminal && facts.every((f) => missingHooks(f).length === 0)) {
+      // Terminal is not the end: a handler killed after settling but before recording is redelivered
+      // only when its ack wait runs out. Done means every order is judged clean.
+      if (tDone === null && allTerminal && facts.every((f) => judge(f).length === 0)) {
         tDone = Date.now();
-        log(`every order finished and told after ${secs(tDone - tCalm)} of calm`);
+        log(`every order finished, recorded and told after ${secs(tDone - tCalm)} of calm`);
       }
       outboxLeft = await outboxLeftovers(stack);
       if (late || (tDone !== null && (outboxLeft.length === 0 || Date.now() - tDone > OUTBOX_GRACE_MS)))
@@ -178,7 +172,7 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
     "",
     `run ${stack.id} (seed ${seed}): ${secs(tEnd - t0)} in all — setup ${secs(tChaos - t0)}, ` +
       `chaos ${secs(tCalm - tChaos)}, settle ${secs(tEnd - tCalm)}${tEnd > deadline ? " (deadline hit)" : ""}; ` +
-      `every order finished and told ${tDone === null ? "never" : `${secs(tDone - tCalm)} after the chaos`}`,
+      `every order finished, recorded and told ${tDone === null ? "never" : `${secs(tDone - tCalm)} after the chaos`}`,
     `kills: ${SERVICE_NAMES.map((n) => `${n} ${chaosLog.kills[n]}`).join(", ")}; nats restarts ${chaosLog.natsRestarts}`,
     `unasked exits (crashes, restarted): ${crashes}`,
     `driver: create retries ${driver.createRetries}; deposit calls without an answer ${driver.depositOutages} ` +
