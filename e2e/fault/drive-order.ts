@@ -67,6 +67,7 @@ export async function driveOrder(ctx: DriveContext, plan: PlannedOrder): Promise
     } else return { ...out, failure: `create answered ${r.status} ${brief(r.body)}` };
   }
   const id = out.id;
+  await sleep(plan.payAfterMs);
   for (;;) {
     if (Date.now() > ctx.deadline) return { ...out, failure: "deposit never answered before the deadline" };
     const r = await ctx.api.post(plan.depositPath(id), {});

@@ -11,6 +11,8 @@ export interface PlannedOrder {
   /** The terminal status this order must reach. */
   expected: "COMPLETED" | "ERROR" | "SUCCESSFUL";
   depositPath: (id: string) => string;
+  /** The payer takes a moment (0-3 s) after the order exists, so deposits meet the chaos at random. */
+  payAfterMs: number;
   statusPath: (id: string) => string;
 }
 
@@ -52,11 +54,13 @@ export function planOrders(count: number, seed: number): PlannedOrder[] {
   let offramps = 0;
   const planOne = (index: number): PlannedOrder => {
     const kind = PATTERN[index % PATTERN.length] as OrderKind;
+    const payAfterMs = Math.floor(rand() * 3_000);
     switch (kind) {
       case "onramp":
         return {
           index,
           kind,
+          payAfterMs,
           createPath: "/pub/v2/onramp",
           body: { currency: "NGN", ...pick(ONRAMP_TARGETS), amount: amount(2, 40) },
           expected: "COMPLETED",
@@ -69,6 +73,7 @@ export function planOrders(count: number, seed: number): PlannedOrder[] {
         return {
           index,
           kind,
+          payAfterMs,
           createPath: "/pub/v2/offramp",
           body: {
             accountNumber: `${rejected ? "888" : "012"}${digits}`,
@@ -86,6 +91,7 @@ export function planOrders(count: number, seed: number): PlannedOrder[] {
         return {
           index,
           kind,
+          payAfterMs,
           createPath: "/pub/v2/payment",
           body: { chain: "BASE", mint: BASE_USDC, amount: amount(5, 100) },
           expected: "SUCCESSFUL",
@@ -96,6 +102,7 @@ export function planOrders(count: number, seed: number): PlannedOrder[] {
         return {
           index,
           kind,
+          payAfterMs,
           createPath: "/pub/v2/payment",
           body: { method: "FIAT", currency: "NGN", amount: amount(1_000, 50_000) },
           expected: "SUCCESSFUL",

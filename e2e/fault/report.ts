@@ -77,7 +77,7 @@ export function problemsText(problems: Problem[], facts: OrderFacts[], logLines:
         `deposits ${f.deposits.length}, funds [${f.funds.map((r) => r.outcome).join(",")}], ` +
         `payouts [${f.payouts.map((p) => p.status).join(",")}], transfers [${f.transfers.map((t) => t.status).join(",")}], ` +
         `hooks [${f.hooks.join(",")}]`
-      : id;
+      : "the system as a whole";
     out.push(head, ...ps.map((p) => `  ${p.kind}: ${p.what}`), ...(id === "-" ? [] : logLines(id)));
   }
   return out.join("\n");
