@@ -11,15 +11,7 @@
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import {
-  DATA_DIR,
-  ensureFerretDb,
-  ensureNatsServer,
-  findMongod,
-  startFerret,
-  startMongod,
-  TOOLS_DIR,
-} from "@ramp/devinfra";
+import { DATA_DIR, ensureNatsServer, startLocalDatabase, TOOLS_DIR } from "@ramp/devinfra";
 import { runFault } from "../e2e/fault/fault-run.ts";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { sandboxChainEnv } from "../e2e/support/tokens.ts";
@@ -33,10 +25,7 @@ async function main() {
   let mongoUrl = process.env.MONGODB_URI ?? "";
   let stopDb: () => Promise<void> = async () => undefined;
   if (!mongoUrl) {
-    const mongod = findMongod();
-    const db = mongod
-      ? await startMongod(mongod, dataDir)
-      : await startFerret(ensureFerretDb(TOOLS_DIR), dataDir);
+    const db = await startLocalDatabase(dataDir);
     mongoUrl = db.url;
     stopDb = db.stop;
   }

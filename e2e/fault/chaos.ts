@@ -14,6 +14,8 @@ export interface ChaosOptions {
 export interface ChaosLog {
   kills: Record<ServiceName, number>;
   natsRestarts: number;
+  /** Moments when every service was still booting from an earlier kill, so none was killed. */
+  skipped: number;
   /** Restarts that did not come back ready: a service that cannot start again after a crash. */
   failedRestarts: string[];
 }
@@ -29,6 +31,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
   const log: ChaosLog = {
     kills: Object.fromEntries(SERVICE_NAMES.map((n) => [n, 0])) as Record<ServiceName, number>,
     natsRestarts: 0,
+    skipped: 0,
     failedRestarts: [],
   };
   const booting = new Map<ServiceName, Promise<void>>();
@@ -58,7 +61,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
     }
     const candidates = SERVICE_NAMES.filter((n) => !booting.has(n) && o.stack.service(n).alive);
     const victim = candidates[Math.floor(o.rand() * candidates.length)];
-    if (!victim) continue;
+    if (!victim) {
+      log.skipped++;
+      o.log(`chaos +${(elapsed() / 1000).toFixed(1)}s: every service still booting; no kill`);
+      continue;
+    }
     o.log(`chaos +${(elapsed() / 1000).toFixed(1)}s: kill -9 ${victim} (pid ${o.stack.service(victim).pid})`);
     await o.stack.service(victim).kill();
     log.kills[victim]++;

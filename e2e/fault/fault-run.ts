@@ -111,7 +111,7 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
     rand: seeded(seed ^ 0x5eed),
     log,
   });
-  const driven = await Promise.all(
+  const driving = Promise.all(
     plans.map(async (plan) => {
       await sleep(plan.index * spacing);
       return driveOrder({ api, stack, counters: driver, deadline }, plan);
@@ -119,7 +119,10 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   );
   const chaosLog = await chaos;
   const tCalm = Date.now();
-  log(`chaos over after ${secs(tCalm - tChaos)}; waiting for every order to finish`);
+  const kills = Object.values(chaosLog.kills).reduce((a, b) => a + b, 0);
+  log(`chaos over after ${secs(tCalm - tChaos)} (${kills} kills); waiting for every order to finish`);
+  const driven = await driving;
+  log(`every order created and paid ${secs(Date.now() - tChaos)} after the chaos began`);
 
   // Settle: every order terminal, recorded and told (bounded by the deadline), then a short
   // grace for outboxes to drain: sweepers run every few seconds, so what is left after that stays.
@@ -173,7 +176,8 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
     `run ${stack.id} (seed ${seed}): ${secs(tEnd - t0)} in all — setup ${secs(tChaos - t0)}, ` +
       `chaos ${secs(tCalm - tChaos)}, settle ${secs(tEnd - tCalm)}${tEnd > deadline ? " (deadline hit)" : ""}; ` +
       `every order finished, recorded and told ${tDone === null ? "never" : `${secs(tDone - tCalm)} after the chaos`}`,
-    `kills: ${SERVICE_NAMES.map((n) => `${n} ${chaosLog.kills[n]}`).join(", ")}; nats restarts ${chaosLog.natsRestarts}`,
+    `kills: ${SERVICE_NAMES.map((n) => `${n} ${chaosLog.kills[n]}`).join(", ")}; nats restarts ${chaosLog.natsRestarts}; ` +
+      `kills skipped (every service still booting) ${chaosLog.skipped}`,
     `unasked exits (crashes, restarted): ${crashes}`,
     `driver: create retries ${driver.createRetries}; deposit calls without an answer ${driver.depositOutages} ` +
       `(entered anyway ${driver.depositsThroughAnyway}, order moved anyway ${driver.depositsMovedAnyway}, ` +
