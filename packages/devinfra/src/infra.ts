@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
-import { startFerret, startMongod, startNats } from "./processes.ts";
+import { type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
 export const DATA_DIR = join(REPO_ROOT, ".data");
@@ -21,6 +21,12 @@ function dockerAnswers(): boolean {
     timeout: 5_000,
   });
   return r.status === 0 && r.stdout.trim().length > 0;
+}
+
+/** A local MongoDB-wire database under `dataDir`: mongod when installed, else FerretDB (built if missing). */
+export async function startLocalDatabase(dataDir: string, port?: number): Promise<RunningProcess> {
+  const mongod = findMongod();
+  return mongod ? startMongod(mongod, dataDir, port) : startFerret(ensureFerretDb(TOOLS_DIR), dataDir, port);
 }
 
 export interface InfraOptions {
@@ -53,10 +59,7 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const dataDir = opts.dataDir ?? DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
   const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort);
-  const mongod = findMongod();
-  const db = mongod
-    ? await startMongod(mongod, dataDir, opts.mongoPort)
-    : await startFerret(ensureFerretDb(TOOLS_DIR), dataDir, opts.mongoPort);
+  const db = await startLocalDatabase(dataDir, opts.mongoPort);
   return {
     natsUrl: nats.url,
     mongoUrl: db.url,
