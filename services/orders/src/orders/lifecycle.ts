@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { DepositObserved, FiatDepositReceived } from "@ramp/contracts";
-import type { Logger, TraceContext } from "@ramp/runtime";
+import { type DepositObserved, type FiatDepositReceived, Rpc } from "@ramp/contracts";
+import { callRpc, type Logger, type TraceContext } from "@ramp/runtime";
 import type { Payments } from "../payments/payments.ts";
 import { openBankAccountOrder } from "./bank-account-orders.ts";
 import { createOfframpLifecycle } from "./offramp-lifecycle.ts";
@@ -50,6 +50,12 @@ export function createLifecycle(deps: LifecycleDeps) {
         "inbound funds not applied; kept for operators",
       );
     await funds.record(landed.id, landed.ref, target, outcome, landed.detail);
+    // Only once the fund is on record: a crash here leaves the account open, and the redelivered
+    // deposit finds its change already made and closes it then.
+    if (outcome === "applied" && !landed.chain)
+      await callRpc(deps.nc, Rpc.virtualAccountClose, { ref: landed.ref }, trace).catch((err: unknown) =>
+        log.warn({ err, ref: landed.ref }, "virtual account close failed"),
+      );
   }
 
   return {

@@ -1,5 +1,5 @@
-import { Commands, Rpc, type TransferResult } from "@ramp/contracts";
-import { callRpc, outboxEntry, type TraceContext } from "@ramp/runtime";
+import { Commands, type TransferResult } from "@ramp/contracts";
+import { outboxEntry, type TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import { priceLanded, quoteOnramp } from "../quotes/quotes.ts";
 import type { LifecycleDeps } from "./lifecycle.ts";
@@ -9,7 +9,7 @@ import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
 
 /** Onramp: the payer's transfer moves INIT → PROCESSING and orders the delivery; its result ends the order. */
 export function createOnrampLifecycle(deps: LifecycleDeps) {
-  const { store, log } = deps;
+  const { store } = deps;
   return {
     /** The payer's bank transfer to the order's virtual account. */
     async applyFunds(order: OrderDoc, landed: LandedFunds, trace: TraceContext): Promise<FundsOutcome> {
@@ -19,7 +19,7 @@ export function createOnrampLifecycle(deps: LifecycleDeps) {
       const priced = new Decimal(landed.amount).lt(order.fiatAmount)
         ? priceLanded(() => quoteOnramp({ ...order, amount: undefined, fiatAmount: landed.amount }))
         : { amount: order.amount, fiatAmount: order.fiatAmount, usdcAmount: order.usdcAmount };
-      const outcome = await moveOnFunds(store, order, landed, trace, {
+      return moveOnFunds(store, order, landed, trace, {
         priced,
         seen: { expiresAt: null },
         short: { fiatAmount: landed.amount },
@@ -32,11 +32,6 @@ export function createOnrampLifecycle(deps: LifecycleDeps) {
           ),
         ],
       });
-      if (outcome === "applied")
-        await callRpc(deps.nc, Rpc.virtualAccountClose, { ref: orderId }, trace).catch((err) =>
-          log.warn({ err, orderId }, "virtual account close failed"),
-        );
-      return outcome;
     },
 
     async onTransferResult(ev: TransferResult, trace: TraceContext) {

@@ -211,10 +211,6 @@ export function createPayments(deps: {
       });
       if (!settled) return (await payments.get(id))?.status === "EXPIRED" ? "late" : "surplus";
       deps.log.info({ paymentId: id, requestId: trace.requestId }, "payment settled");
-      if (p.method === "FIAT")
-        await callRpc(deps.nc, Rpc.virtualAccountClose, { ref: id }, trace).catch((err) =>
-          deps.log.warn({ err, paymentId: id }, "virtual account close failed"),
-        );
       return "applied";
     },
 
