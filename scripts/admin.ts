@@ -1,5 +1,5 @@
-// The operator CLI over the admin API (DESIGN §10). Usage: `npm run admin -- <command>`; see `help`.
-// Reads RAMP_URL (default http://127.0.0.1:$PORT or :8080) and ADMIN_TOKEN from the environment.
+// The operator CLI over the admin API. Usage: `npm run admin -- <command>`; see `help`.
+// Talks to RAMP_URL, else the local gateway on $PORT (the variable `npm start` serves on), else 8080.
 
 const USAGE = `usage: npm run admin -- <command>
   business create <name> [feeBps]     create a business; prints its first API key and webhook secret
@@ -7,14 +7,25 @@ const USAGE = `usage: npm run admin -- <command>
   key revoke <apiKey>                 revoke an API key (401 on every gateway from then on)
   rate set <CURRENCY> <onRamp> <offRamp>
   rate delete <CURRENCY>
-environment: RAMP_URL (default http://127.0.0.1:8080), ADMIN_TOKEN (required)`;
+  help                                this text
+environment:
+  ADMIN_TOKEN   the gateway's admin token (required; \`npm start\` prints it)
+  RAMP_URL      the gateway's address; when unset http://127.0.0.1:$PORT, and PORT defaults to 8080`;
 
-function fail(message: string): never {
+/** Exit codes: 0 done, 1 the gateway refused or did not answer, 2 a usage mistake. */
+function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
-  process.exit(2);
+  process.exit(code);
 }
 
-const base = process.env.RAMP_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8080}`;
+/** Why fetch failed, in one line: Node hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`. */
+function reason(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof Error) return "code" in cause ? String(cause.code) : cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+const base = process.env.RAMP_URL || `http://127.0.0.1:${process.env.PORT || 8080}`;
 const token = process.env.ADMIN_TOKEN;
 const [group, action, ...args] = process.argv.slice(2);
 
@@ -24,7 +35,9 @@ async function call(method: string, path: string, body?: unknown): Promise<void>
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  }).catch((err: unknown) =>
+    fail(`no gateway answered at ${base} (${reason(err)}); start it with \`npm start\` or set RAMP_URL`, 1),
+  );
   const text = await res.text();
   process.stdout.write(`${res.status} ${text}\n`);
   if (!res.ok) process.exit(1);
@@ -35,6 +48,11 @@ const number = (v: string | undefined, what: string) => {
   if (v === undefined || !Number.isFinite(n)) fail(`${what} must be a number\n${USAGE}`);
   return n;
 };
+
+if (group === "help" || group === "--help" || group === "-h") {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 switch (`${group} ${action}`) {
   case "business create": {

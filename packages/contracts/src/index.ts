@@ -17,3 +17,4 @@ export * from "./messages/streams.ts";
 export { buildOpenApiDocument, publicRoutes } from "./openapi.ts";
 export { samplePayment, sampleTransaction } from "./samples.ts";
 export * from "./validation.ts";
+export * from "./webhook-signing.ts";

@@ -1,8 +1,7 @@
-import type { WebhookType } from "@ramp/contracts";
+import { signedHeaders, type WebhookType } from "@ramp/contracts";
 import { webhookAttempts, webhookDuration } from "@ramp/runtime";
 import type { ConfigStore } from "./config-store.ts";
 import { postWebhook, type SendOptions, type SendResult } from "./sender.ts";
-import { signedHeaders } from "./signing.ts";
 
 export interface AttemptContext {
   configs: ConfigStore;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signatureV1, signedHeaders } from "./signing.ts";
+import { signatureV1, signedHeaders } from "./webhook-signing.ts";
 
 // Vector computed independently of this code, with:
 //   printf '%s' '1700000000.{"id":"abc","status":"COMPLETED"}' \
@@ -22,6 +22,11 @@ describe("signing", () => {
       "X-SVC-Signature": `v1=${EXPECTED}`,
     });
     expect(Object.keys(signedHeaders("X-ACME", SECRET, BODY))).toContain("X-ACME-Signature");
+  });
+
+  it("hashes raw bytes exactly as the same text", () => {
+    expect(signatureV1(SECRET, TS, Buffer.from(BODY, "utf8"))).toBe(EXPECTED);
+    expect(signatureV1(SECRET, String(TS), BODY)).toBe(EXPECTED);
   });
 
   it("changes with every byte of the body and with the timestamp", () => {

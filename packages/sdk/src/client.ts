@@ -1,0 +1,127 @@
+import type {
+  BankAccountDto,
+  BankAccountQuery,
+  BankDto,
+  BankQuery,
+  CreatePaymentRequest,
+  DeliveriesQuery,
+  DeliveryAttemptDto,
+  OfframpRequest,
+  OnrampRequest,
+  PaymentDto,
+  PublicBankQuery,
+  RateQuery,
+  RatesDto,
+  RegisterBankAccountRequest,
+  SandboxAcceptedDto,
+  SandboxFiatDepositRequest,
+  SandboxPaymentDepositRequest,
+  SandboxTokenDepositRequest,
+  TransactionDto,
+  UpdateWebhookRequest,
+  WebhookConfigDto,
+  WebhookTestQuery,
+  WebhookTestResultDto,
+} from "@ramp/contracts";
+import type { z } from "zod";
+import { type CallOptions, createTransport, type RampClientOptions } from "./transport.ts";
+
+/** What a caller sends is the schema's input (defaults still optional); what it gets is the DTO. */
+type In<S extends z.ZodType> = z.input<S>;
+type SandboxAccepted = z.infer<typeof SandboxAcceptedDto>;
+/** `limit` is coerced from the query string on the server; a caller passes a number. */
+type DeliveriesFilter = Partial<z.infer<typeof DeliveriesQuery>>;
+
+const seg = (id: string) => encodeURIComponent(id);
+
+export interface RampClient {
+  rates: {
+    /** Latest onramp and offramp rates for a currency, the business fee already applied. */
+    get(query: In<typeof RateQuery>, call?: CallOptions): Promise<RatesDto>;
+  };
+  banks: {
+    list(query?: In<typeof BankQuery>, call?: CallOptions): Promise<BankDto[]>;
+    /** The unprefixed public list (`/pub/bank`); needs no key and is stable enough to cache. */
+    listPublic(query?: In<typeof PublicBankQuery>, call?: CallOptions): Promise<BankDto[]>;
+  };
+  bankAccounts: {
+    lookup(query: In<typeof BankAccountQuery>, call?: CallOptions): Promise<BankAccountDto>;
+    /** Idempotent per bank code and account number; answers the existing record when registered. */
+    register(body: In<typeof RegisterBankAccountRequest>, call?: CallOptions): Promise<BankAccountDto>;
+  };
+  onramp: { create(body: In<typeof OnrampRequest>, call?: CallOptions): Promise<TransactionDto> };
+  offramp: { create(body: In<typeof OfframpRequest>, call?: CallOptions): Promise<TransactionDto> };
+  transactions: { get(id: string, call?: CallOptions): Promise<TransactionDto> };
+  payments: {
+    create(body: In<typeof CreatePaymentRequest>, call?: CallOptions): Promise<PaymentDto>;
+    get(id: string, call?: CallOptions): Promise<PaymentDto>;
+  };
+  webhooks: {
+    /** Only the fields sent change; `""` clears a URL. The answer carries the key's secret. */
+    update(body: In<typeof UpdateWebhookRequest>, call?: CallOptions): Promise<WebhookConfigDto>;
+    /** Sends a signed sample now; a receiver that refuses it is reported in the result, not thrown. */
+    test(query?: In<typeof WebhookTestQuery>, call?: CallOptions): Promise<WebhookTestResultDto>;
+    deliveries(query?: DeliveriesFilter, call?: CallOptions): Promise<DeliveryAttemptDto[]>;
+    redeliver(deliveryId: string, call?: CallOptions): Promise<WebhookTestResultDto>;
+  };
+  /** Sandbox deployments only: stand in for the payer's bank transfer or chain deposit. */
+  sandbox: {
+    onrampFiatDeposit(
+      id: string,
+      body?: In<typeof SandboxFiatDepositRequest>,
+      call?: CallOptions,
+    ): Promise<SandboxAccepted>;
+    offrampTokenDeposit(
+      id: string,
+      body?: In<typeof SandboxTokenDepositRequest>,
+      call?: CallOptions,
+    ): Promise<SandboxAccepted>;
+    paymentDeposit(
+      id: string,
+      body?: In<typeof SandboxPaymentDepositRequest>,
+      call?: CallOptions,
+    ): Promise<SandboxAccepted>;
+  };
+}
+
+/** One typed method per public route; every POST and PATCH carries an `Idempotency-Key`. */
+export function createRampClient(opts: RampClientOptions): RampClient {
+  const send = createTransport(opts);
+  return {
+    rates: {
+      get: (query, call) => send({ method: "GET", path: "/pub/v2/rate", query }, call),
+    },
+    banks: {
+      list: (query, call) => send({ method: "GET", path: "/pub/v2/bank", query }, call),
+      listPublic: (query, call) => send({ method: "GET", path: "/pub/bank", query, auth: false }, call),
+    },
+    bankAccounts: {
+      lookup: (query, call) => send({ method: "GET", path: "/pub/v2/bank-account", query }, call),
+      register: (body, call) => send({ method: "POST", path: "/pub/v2/bank-account", body }, call),
+    },
+    onramp: { create: (body, call) => send({ method: "POST", path: "/pub/v2/onramp", body }, call) },
+    offramp: { create: (body, call) => send({ method: "POST", path: "/pub/v2/offramp", body }, call) },
+    transactions: {
+      get: (id, call) => send({ method: "GET", path: `/pub/v2/transaction/${seg(id)}` }, call),
+    },
+    payments: {
+      create: (body, call) => send({ method: "POST", path: "/pub/v2/payment", body }, call),
+      get: (id, call) => send({ method: "GET", path: `/pub/v2/payment/${seg(id)}` }, call),
+    },
+    webhooks: {
+      update: (body, call) => send({ method: "PATCH", path: "/pub/v2/webhook", body }, call),
+      test: (query, call) => send({ method: "POST", path: "/pub/v2/webhook/test", query }, call),
+      deliveries: (query, call) => send({ method: "GET", path: "/pub/v2/webhook/deliveries", query }, call),
+      redeliver: (deliveryId, call) =>
+        send({ method: "POST", path: `/pub/v2/webhook/deliveries/${seg(deliveryId)}/redeliver` }, call),
+    },
+    sandbox: {
+      onrampFiatDeposit: (id, body = {}, call = {}) =>
+        send({ method: "POST", path: `/sandbox/v2/onramp/${seg(id)}/fiat-deposit`, body }, call),
+      offrampTokenDeposit: (id, body = {}, call = {}) =>
+        send({ method: "POST", path: `/sandbox/v2/offramp/${seg(id)}/token-deposit`, body }, call),
+      paymentDeposit: (id, body = {}, call = {}) =>
+        send({ method: "POST", path: `/sandbox/v2/payment/${seg(id)}/deposit`, body }, call),
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export { createRampClient, type RampClient } from "./client.ts";
+export { RampApiError, WebhookVerificationError, type WebhookVerificationReason } from "./errors.ts";
+export type { RetryOptions } from "./retry.ts";
+export type { CallOptions, RampClientOptions } from "./transport.ts";
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  type WebhookPayload,
+} from "./webhooks.ts";
