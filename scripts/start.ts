@@ -28,6 +28,7 @@ for (const name of SERVICES) {
     env: {
       ...process.env,
       NATS_URL: infra.natsUrl,
+      NATS_NKEY_SEED: infra.natsSeeds[name],
       MONGODB_URI: infra.mongoUrl,
       ADMIN_TOKEN: adminToken,
       PORT: String(port),

@@ -4,6 +4,7 @@ export * from "./jetstream.ts";
 export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./mongo.ts";
+export * from "./nats-identity.ts";
 export * from "./outbox.ts";
 export * from "./rpc.ts";
 export * from "./service.ts";

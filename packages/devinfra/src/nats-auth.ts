@@ -1,0 +1,85 @@
+import { createUser } from "@nats-io/nkeys";
+import { type NatsPermissions, natsPermissions, SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+
+/** A service's NATS user nkey: the seed stays with the service, the server gets only the public key. */
+export interface ServiceNkey {
+  seed: string;
+  publicKey: string;
+}
+export type NatsCredentials = Readonly<Record<ServiceName, ServiceNkey>>;
+
+/** Fresh nkeys for every service; local servers get new ones on every start, so nothing secret is kept. */
+export function createNatsCredentials(): NatsCredentials {
+  const entries = SERVICE_NAMES.map((svc) => {
+    const kp = createUser();
+    return [svc, { seed: new TextDecoder().decode(kp.getSeed()), publicKey: kp.getPublicKey() }] as const;
+  });
+  return Object.fromEntries(entries) as Record<ServiceName, ServiceNkey>;
+}
+
+const envStem = (svc: ServiceName) => svc.toUpperCase().replace(/-/g, "_");
+/** The variable holding a service's public nkey, read by nats-server in docker compose. */
+export const natsNkeyEnv = (svc: ServiceName) => `${envStem(svc)}_NATS_NKEY`;
+/** The variable holding a service's nkey seed, handed to that service as NATS_NKEY_SEED. */
+export const natsSeedEnv = (svc: ServiceName) => `${envStem(svc)}_NATS_NKEY_SEED`;
+
+/** Where the server config finds a user's public key: written in, or an environment variable read at start. */
+export type NkeyRef = { publicKey: string } | { env: string };
+
+/** One user of the server: a comment naming it, its public key and what it may do. */
+export interface NatsUser {
+  name: string;
+  nkey: NkeyRef;
+  permissions: NatsPermissions;
+}
+
+export interface NatsConfigOptions {
+  /** host:port the server listens on. */
+  listen: string;
+  storeDir: string;
+  /** Every service's key; each gets exactly the permissions contracts derive for it. */
+  services: Readonly<Record<ServiceName, NkeyRef>>;
+  /** Users beyond the services; only test servers have one (see testing.ts). */
+  extraUsers?: readonly NatsUser[];
+}
+
+const str = (s: string) => JSON.stringify(s);
+const list = (xs: string[], indent: string) =>
+  `[\n${xs.map((x) => `${indent}  ${str(x)},`).join("\n")}\n${indent}]`;
+
+function renderUser({ name, nkey, permissions: p }: NatsUser): string {
+  const i = "        ";
+  return [
+    `    # ${name}`,
+    "    {",
+    // nats-server resolves an unquoted $NAME from its environment.
+    `      nkey: ${"env" in nkey ? `$${nkey.env}` : str(nkey.publicKey)}`,
+    "      permissions: {",
+    `        publish: { allow: ${list(p.publish.allow, i)} }`,
+    `        subscribe: { allow: ${list(p.subscribe.allow, i)} }`,
+    ...(p.allowResponses ? ["        allow_responses: true"] : []),
+    "      }",
+    "    }",
+  ].join("\n");
+}
+
+/**
+ * A nats-server configuration with JetStream and one user per service, holding exactly the permissions
+ * contracts derive for it. There is no anonymous user: a connection without a known nkey is refused.
+ */
+export function renderNatsConfig(opts: NatsConfigOptions): string {
+  const users: NatsUser[] = [
+    ...SERVICE_NAMES.map((name) => ({ name, nkey: opts.services[name], permissions: natsPermissions(name) })),
+    ...(opts.extraUsers ?? []),
+  ];
+  return [
+    `listen: ${str(opts.listen)}`,
+    `jetstream { store_dir: ${str(opts.storeDir)} }`,
+    "authorization {",
+    "  users: [",
+    ...users.map(renderUser),
+    "  ]",
+    "}",
+    "",
+  ].join("\n");
+}
