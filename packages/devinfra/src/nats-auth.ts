@@ -41,6 +41,8 @@ export interface NatsConfigOptions {
   services: Readonly<Record<ServiceName, NkeyRef>>;
   /** Users beyond the services; only test servers have one (see testing.ts). */
   extraUsers?: readonly NatsUser[];
+  /** Comment lines at the top. */
+  header?: readonly string[];
 }
 
 const str = (s: string) => JSON.stringify(s);
@@ -73,6 +75,7 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
     ...(opts.extraUsers ?? []),
   ];
   return [
+    ...(opts.header ?? []).map((line) => `# ${line}`),
     `listen: ${str(opts.listen)}`,
     `jetstream { store_dir: ${str(opts.storeDir)} }`,
     "authorization {",
@@ -82,4 +85,42 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
     "}",
     "",
   ].join("\n");
+}
+
+/** Credentials as `.env` lines for docker compose: each public key for nats-server, each seed for its service. */
+export function natsEnvLines(creds: NatsCredentials): string {
+  return SERVICE_NAMES.map(
+    (svc) => `${natsNkeyEnv(svc)}=${creds[svc].publicKey}\n${natsSeedEnv(svc)}=${creds[svc].seed}\n`,
+  ).join("");
+}
+
+/** An environment without any service's seed, so a child process inherits none but the one it is given. */
+export function withoutNatsSeeds(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const seeds = new Set<string>(SERVICE_NAMES.map(natsSeedEnv));
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !seeds.has(k)));
+}
+
+/** Where the deployment's NATS configuration lives, relative to the repository root. */
+export const DEPLOY_NATS_CONFIG = "deploy/nats/nats.conf";
+
+/**
+ * The NATS configuration docker compose (and any deployment) mounts: the services' public keys come from
+ * `<SERVICE>_NATS_NKEY` in nats-server's environment, so the file holds no key and is committed.
+ */
+export function renderDeployNatsConfig(): string {
+  const services = Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, { env: natsNkeyEnv(svc) }])) as Record<
+    ServiceName,
+    NkeyRef
+  >;
+  return renderNatsConfig({
+    header: [
+      "Generated from packages/contracts by `npm run nats:config`; do not edit by hand.",
+      "One user per service with the permissions contracts derive for it; no anonymous access.",
+      "Each service's public nkey comes from <SERVICE>_NATS_NKEY (`npm run nats:keys` makes a set).",
+    ],
+    // Inside its container; compose publishes no NATS port.
+    listen: "0.0.0.0:4222",
+    storeDir: "/data",
+    services,
+  });
 }
