@@ -24,7 +24,6 @@ export default defineConfig({
           hookTimeout: 180_000,
           // Two cores: keep the number of whole stacks running at once small.
           maxWorkers: 2,
-          fileParallelism: !process.env.NATS_URL,
         },
       },
     ],

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Rpc } from "@ramp/contracts";
+import { Rpc, type ServiceName } from "@ramp/contracts";
 import { startInfra } from "@ramp/devinfra";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
@@ -28,14 +28,15 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
 const infra = await startInfra({ dataDir });
-const env = (name: string) => ({
+const env = (name: ServiceName) => ({
   NATS_URL: infra.natsUrl,
+  NATS_NKEY_SEED: infra.natsSeeds[name],
   MONGODB_URI: infra.mongoUrl,
   MONGODB_DATABASE: `bench_rates_${name}`,
   LOG_LEVEL: "warn",
 });
 const pricing = await startPricing(loadPricingConfig(env("pricing")));
-const webhooks = await startWebhookDispatcher(loadWebhookDispatcherConfig(env("webhooks")));
+const webhooks = await startWebhookDispatcher(loadWebhookDispatcherConfig(env("webhook-dispatcher")));
 // Rate limit lifted: this measures the system, not the limiter.
 const gateway = await startGateway(
   loadGatewayConfig({ ...env("gateway"), PORT: "0", ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: "0" }),

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contracts";
 import { startInfra } from "@ramp/devinfra";
-import { callRpc, ensureStreams, publish } from "@ramp/runtime";
+import { callRpc, ensureStreams, natsIdentity, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
 import { report } from "./support/report.ts";
 
@@ -72,6 +72,7 @@ async function main() {
   const dispatcher = await startWebhookDispatcher(
     loadWebhookDispatcherConfig({
       NATS_URL: infra.natsUrl,
+      NATS_NKEY_SEED: infra.natsSeeds["webhook-dispatcher"],
       MONGODB_URI: infra.mongoUrl,
       MONGODB_DATABASE: `bench_${run}_webhooks`,
       LOG_LEVEL: "warn",
@@ -79,8 +80,13 @@ async function main() {
       WEBHOOK_CONCURRENCY: CONCURRENCY,
     }),
   );
-  const nc = await connect({ servers: infra.natsUrl });
-  const { js } = await ensureStreams(nc);
+  // Configured as the gateway would, fed as orders would: each connection only as its service may.
+  const nc = await connect({ servers: infra.natsUrl, ...natsIdentity("gateway", infra.natsSeeds.gateway) });
+  const ordersNc = await connect({
+    servers: infra.natsUrl,
+    ...natsIdentity("orders", infra.natsSeeds.orders),
+  });
+  const { js } = await ensureStreams(ordersNc);
   await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: `bench-${run}`, body: { rampWebhookURL: url } });
 
   console.log(`publishing ${N} order-status events (dispatcher concurrency ${CONCURRENCY})`);
@@ -125,6 +131,7 @@ async function main() {
   });
 
   await nc.drain();
+  await ordersNc.drain();
   await dispatcher.stop();
   server.close();
   await infra.stop();

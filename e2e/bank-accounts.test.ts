@@ -1,4 +1,3 @@
-import { connect } from "@nats-io/transport-node";
 import { BankAccountDto, BankDto, isChainAddress, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 
@@ -121,7 +120,7 @@ describe("USDC landing on a bank account's address (DESIGN §6)", () => {
       .client(a.apiKey)
       .post("/pub/v2/bank-account", { bankCode: "000017", accountNumber: "3333333333" });
     // Through chain-watcher's observation path, as the Solana watcher would report it.
-    const nc = await connect({ servers: stack.natsUrl });
+    const nc = await stack.connectAs("orders");
     await callRpc(nc, Rpc.sandboxChainDeposit, {
       chain: "SOLANA",
       address: reg.body.address,

@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ beforeAll(async () => {
   stack = await startStack({ serviceEnv: { "chain-watcher": sandboxChainEnv } });
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("Ledger Co");
-  nc = await connect({ servers: stack.natsUrl });
+  nc = await stack.connectAs("orders");
 });
 afterAll(async () => {
   await nc?.close();

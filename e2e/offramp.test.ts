@@ -1,4 +1,3 @@
-import { connect } from "@nats-io/transport-node";
 import { Rpc, TransactionDto } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 
@@ -125,7 +124,7 @@ describe("offramp lifecycle through the sandbox deposit (DESIGN §9, §10)", () 
 
   it("a deposit of another token is recorded and does not move the order", async () => {
     const { body: tx } = await offramp({ ...base, amount: 12 });
-    const nc = await connect({ servers: stack.natsUrl });
+    const nc = await stack.connectAs("orders");
     const other = "0x4200000000000000000000000000000000000006";
     const { reference } = await callRpc(nc, Rpc.sandboxChainDeposit, {
       chain: "BASE",

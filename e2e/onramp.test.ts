@@ -1,4 +1,3 @@
-import { connect } from "@nats-io/transport-node";
 import { Rpc, TransactionDto } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
@@ -162,7 +161,7 @@ describe("onramp lifecycle (spec §3)", () => {
       return r.status === 404 ? true : undefined;
     }, 15_000);
     // The payer pays anyway, through the rail's inbound path (the public sandbox route needs the order).
-    const nc = await connect({ servers: stack.natsUrl });
+    const nc = await stack.connectAs("orders");
     await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: tx.id });
     await nc.close();
     const kept = await (await stack.db("banking"))

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { Rpc } from "@ramp/contracts";
 import { REPO_ROOT } from "@ramp/devinfra";
 import { callRpc } from "@ramp/runtime";
@@ -19,7 +19,7 @@ beforeAll(async () => {
   stack = await startStack({ services: ["pricing", "webhook-dispatcher", "gateway"] });
   await stack.replica("pricing");
   other = await stack.replica("gateway");
-  nc = await connect({ servers: stack.natsUrl });
+  nc = await stack.connectAs("gateway");
 });
 afterAll(async () => {
   await nc?.close();

@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { OrderStatus, TransactionDto } from "@ramp/contracts";
 import {
   Events,
@@ -59,7 +59,9 @@ const FAST = { WEBHOOK_RETRY_SCHEDULE: "0,1,1", WEBHOOK_POLL_MS: "100" };
 
 describe("deliveries of order status changes (spec §6)", () => {
   let stack: Stack;
+  // The dispatcher's callers: the gateway (configuration, log) and orders (the events it publishes).
   let nc: NatsConnection;
+  let ordersNc: NatsConnection;
   const receivers: Receiver[] = [];
   const track = async (b?: Behaviour) => {
     const r = await receiver(b);
@@ -71,10 +73,12 @@ describe("deliveries of order status changes (spec §6)", () => {
       services: ["webhook-dispatcher"],
       serviceEnv: { "webhook-dispatcher": FAST },
     });
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await stack.connectAs("gateway");
+    ordersNc = await stack.connectAs("orders");
   });
   afterAll(async () => {
     await nc?.drain();
+    await ordersNc?.drain();
     await stack?.close();
     await Promise.all(receivers.map((r) => r.close()));
   });
@@ -84,7 +88,7 @@ describe("deliveries of order status changes (spec §6)", () => {
     await configureKey(nc, "key-order", r);
     const id = newOrderId();
     for (const s of ["INIT", "PROCESSING", "COMPLETED"] as const)
-      await emit(nc, "key-order", order(id, s), null);
+      await emit(ordersNc, "key-order", order(id, s), null);
     await eventually(async () => (r.got.length >= 3 ? true : undefined), 15_000);
     await sleep(300);
     expect(r.got.map((g) => g.body.status)).toEqual(["INIT", "PROCESSING", "COMPLETED"]);
@@ -99,8 +103,8 @@ describe("deliveries of order status changes (spec §6)", () => {
     const r = await track();
     await configureKey(nc, "key-reorder", r);
     const id = newOrderId();
-    await emit(nc, "key-reorder", order(id, "PROCESSING"), null);
-    await emit(nc, "key-reorder", order(id, "INIT"), null);
+    await emit(ordersNc, "key-reorder", order(id, "PROCESSING"), null);
+    await emit(ordersNc, "key-reorder", order(id, "INIT"), null);
     await eventually(async () => (r.got.length >= 2 ? true : undefined), 15_000);
     expect(r.got.map((g) => g.body.status)).toEqual(["INIT", "PROCESSING"]);
   });
@@ -113,8 +117,8 @@ describe("deliveries of order status changes (spec §6)", () => {
     own.setSecret((await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId: "key-own" })).webhookSecret);
     const signedId = newOrderId();
     const anonId = newOrderId();
-    await emit(nc, "key-own", order(signedId, "INIT"), own.url);
-    await emit(nc, null, order(anonId, "INIT"), own.url);
+    await emit(ordersNc, "key-own", order(signedId, "INIT"), own.url);
+    await emit(ordersNc, null, order(anonId, "INIT"), own.url);
     await eventually(async () => (own.got.length >= 2 ? true : undefined), 15_000);
     const byId = new Map(own.got.map((g) => [g.body.id, g]));
     expect(byId.get(signedId)?.verified).toBe(true);
@@ -127,7 +131,7 @@ describe("deliveries of order status changes (spec §6)", () => {
     const r = await track((n) => ({ status: n <= 2 ? 500 : 200 }));
     await configureKey(nc, "key-retry", r);
     const id = newOrderId();
-    await emit(nc, "key-retry", order(id, "INIT"), null);
+    await emit(ordersNc, "key-retry", order(id, "INIT"), null);
     await eventually(async () => (r.got.length >= 3 ? true : undefined), 20_000);
     await sleep(1_500);
     expect(r.got.map((g) => g.answered)).toEqual([500, 500, 200]);
@@ -148,7 +152,7 @@ describe("deliveries of order status changes (spec §6)", () => {
     const r = await track(() => ({ status: 302, location: `${target.url}/elsewhere` }));
     await configureKey(nc, "key-302", r);
     const id = newOrderId();
-    await emit(nc, "key-302", order(id, "INIT"), null);
+    await emit(ordersNc, "key-302", order(id, "INIT"), null);
     await eventually(async () => (r.got.length >= 3 ? true : undefined), 20_000);
     const log = await eventually(async () => {
       const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: "key-302", id, limit: 10 });
@@ -162,9 +166,9 @@ describe("deliveries of order status changes (spec §6)", () => {
     const r = await track();
     await configureKey(nc, "key-stale", r);
     const id = newOrderId();
-    await emit(nc, "key-stale", order(id, "COMPLETED"), null);
+    await emit(ordersNc, "key-stale", order(id, "COMPLETED"), null);
     await eventually(async () => (r.got.length >= 1 ? true : undefined), 15_000);
-    await emit(nc, "key-stale", order(id, "PROCESSING"), null);
+    await emit(ordersNc, "key-stale", order(id, "PROCESSING"), null);
     await sleep(1_000);
     expect(r.got.map((g) => g.body.status)).toEqual(["COMPLETED"]);
   });
@@ -174,7 +178,7 @@ describe("deliveries of order status changes (spec §6)", () => {
     const r = await track(() => ({ status: down ? 503 : 200 }));
     await configureKey(nc, "key-kill", r);
     const id = newOrderId();
-    await emit(nc, "key-kill", order(id, "INIT"), null);
+    await emit(ordersNc, "key-kill", order(id, "INIT"), null);
     await eventually(async () => (r.got.length >= 1 ? true : undefined), 15_000, 20);
     await stack.stop("webhook-dispatcher");
     const seenWhileDown = r.got.length;
@@ -191,18 +195,22 @@ describe("deliveries of order status changes (spec §6)", () => {
 
 describe("payments, the delivery log and redelivery", () => {
   let stack: Stack;
+  // The dispatcher's callers: the gateway (configuration, log) and orders (the events it publishes).
   let nc: NatsConnection;
+  let ordersNc: NatsConnection;
   let r: Receiver;
   beforeAll(async () => {
     stack = await startStack({
       services: ["webhook-dispatcher"],
       serviceEnv: { "webhook-dispatcher": FAST },
     });
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await stack.connectAs("gateway");
+    ordersNc = await stack.connectAs("orders");
     r = await receiver();
   });
   afterAll(async () => {
     await nc?.drain();
+    await ordersNc?.drain();
     await stack?.close();
     await r?.close();
   });
@@ -234,7 +242,7 @@ describe("payments, the delivery log and redelivery", () => {
         currency: "NGN",
       },
     });
-    const { js } = await ensureStreams(nc);
+    const { js } = await ensureStreams(ordersNc);
     await publish(
       js,
       Events.paymentSettled,
@@ -275,7 +283,9 @@ describe("payments, the delivery log and redelivery", () => {
 
 describe("SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
   let stack: Stack;
+  // The dispatcher's callers: the gateway (configuration, log) and orders (the events it publishes).
   let nc: NatsConnection;
+  let ordersNc: NatsConnection;
   let r: Receiver;
   beforeAll(async () => {
     stack = await startStack({
@@ -284,11 +294,13 @@ describe("SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
         "webhook-dispatcher": { ...FAST, WEBHOOK_RETRY_SCHEDULE: "0", WEBHOOK_ALLOW_PRIVATE: "false" },
       },
     });
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await stack.connectAs("gateway");
+    ordersNc = await stack.connectAs("orders");
     r = await receiver();
   });
   afterAll(async () => {
     await nc?.drain();
+    await ordersNc?.drain();
     await stack?.close();
     await r?.close();
   });
@@ -305,7 +317,7 @@ describe("SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
       const key = `key-ssrf-${i}`;
       await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: key, body: { rampWebhookURL: url } });
       const id = newOrderId();
-      await emit(nc, key, order(id, "INIT"), null);
+      await emit(ordersNc, key, order(id, "INIT"), null);
       const log = await eventually(async () => {
         const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: key, id, limit: 5 });
         return l.length === 1 ? l : undefined;

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { DATA_DIR, REPO_ROOT, startInfra } from "@ramp/devinfra";
+import { DATA_DIR, REPO_ROOT, startInfra, withoutNatsSeeds } from "@ramp/devinfra";
 
 const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"] as const;
 const SANDBOX_RATES: Record<string, [number, number]> = {
@@ -26,8 +26,9 @@ for (const name of SERVICES) {
   const child = spawn(tsx, [join(REPO_ROOT, "services", name, "src", "main.ts")], {
     stdio: ["ignore", "inherit", "inherit"],
     env: {
-      ...process.env,
+      ...withoutNatsSeeds(process.env),
       NATS_URL: infra.natsUrl,
+      NATS_NKEY_SEED: infra.natsSeeds[name],
       MONGODB_URI: infra.mongoUrl,
       ADMIN_TOKEN: adminToken,
       PORT: String(port),

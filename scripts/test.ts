@@ -14,7 +14,7 @@ function step(name: string, cmd: string, args: string[]) {
 }
 
 // Install the infrastructure binaries up front, so a missing toolchain fails here with a clear message.
-if (!process.env.NATS_URL) ensureNatsServer(TOOLS_DIR);
+ensureNatsServer(TOOLS_DIR);
 if (!process.env.MONGODB_URI && !findMongod()) ensureFerretDb(TOOLS_DIR);
 
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);

@@ -27,14 +27,14 @@ function dockerAnswers(): boolean {
  * One database for the whole run (each test file uses its own database names):
  * MONGODB_URI from the environment → testcontainers when Docker answers → local mongod/FerretDB.
  * NATS is a local nats-server started per test file from `natsBin`, so subjects never cross between
- * files; with NATS_URL set, files share it and the config runs them one at a time.
+ * files, and configured as deployments are (one user per service, no anonymous access): a test never
+ * runs with more NATS rights than the service it stands for, so NATS_URL is not honoured here.
  */
 export async function setup(project: TestProject) {
   mkdirSync(DATA_DIR, { recursive: true });
   const dataDir = mkdtempSync(join(DATA_DIR, "test-"));
   project.provide("testDataDir", dataDir);
   let mongoUrl = process.env.MONGODB_URI ?? "";
-  const natsUrl = process.env.NATS_URL ?? "";
   if (!mongoUrl && dockerAnswers()) {
     const { GenericContainer, Wait } = await import("testcontainers");
     const mongo = await new GenericContainer("mongo:7")
@@ -53,8 +53,7 @@ export async function setup(project: TestProject) {
     mongoUrl = db.url;
   }
   project.provide("mongoUrl", mongoUrl);
-  project.provide("natsUrl", natsUrl);
-  project.provide("natsBin", natsUrl ? "" : ensureNatsServer(TOOLS_DIR));
+  project.provide("natsBin", ensureNatsServer(TOOLS_DIR));
 }
 
 export async function teardown() {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { freePort, type RunningProcess, startNats } from "@ramp/devinfra";
+import { createNatsCredentials, freePort, type RunningProcess, startNats } from "@ramp/devinfra";
 import { type Db, MongoClient } from "mongodb";
 import { type ManagedProcess, managedProcess } from "./service-process.ts";
 
@@ -42,7 +42,9 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   const runDir = join(opts.dataDir, `fault-${id}`);
   mkdirSync(runDir, { recursive: true });
   const natsPort = await freePort();
-  let nats: RunningProcess = await startNats(opts.natsBin, runDir, natsPort);
+  // Run as production does: each service with its own nkey and only its own permissions.
+  const credentials = createNatsCredentials();
+  let nats: RunningProcess = await startNats(opts.natsBin, runDir, natsPort, { credentials });
   const gatewayPort = await freePort();
   const healthPorts = new Map<ServiceName, number>();
   for (const name of SERVICE_NAMES) healthPorts.set(name, await freePort());
@@ -59,6 +61,7 @@ export async function startProcessStack(opts: ProcessStackOptions) {
     return {
       ...inherited,
       NATS_URL: nats.url,
+      NATS_NKEY_SEED: credentials[name].seed,
       MONGODB_URI: opts.mongoUrl,
       MONGODB_DATABASE: dbName(name),
       LOG_LEVEL: opts.logLevel ?? "warn",
@@ -125,7 +128,7 @@ export async function startProcessStack(opts: ProcessStackOptions) {
         await exited;
       }
       await new Promise((r) => setTimeout(r, downMs));
-      nats = await startNats(opts.natsBin, runDir, natsPort);
+      nats = await startNats(opts.natsBin, runDir, natsPort, { credentials });
       natsRestarts++;
     },
     /** A service's own database, read directly: tests may look behind the API to count what was done. */

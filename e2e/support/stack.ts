@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { loadBankingConfig, startBanking } from "@ramp/banking";
 import { loadChainWatcherConfig, startChainWatcher } from "@ramp/chain-watcher";
-import { type RunningProcess, startNats } from "@ramp/devinfra";
+import { startTestNats } from "@ramp/devinfra/testing";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadOrdersConfig, startOrders } from "@ramp/orders";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
@@ -36,14 +36,9 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
  */
 export async function startStack(opts: StackOptions = {}) {
   const id = randomBytes(4).toString("hex");
-  let nats: RunningProcess | undefined;
-  let natsUrl = inject("natsUrl");
-  if (!natsUrl) {
-    nats = await startNats(inject("natsBin"), inject("testDataDir"));
-    natsUrl = nats.url;
-  }
+  const nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
   const envFor = (name: ServiceName): Env => ({
-    NATS_URL: natsUrl,
+    ...nats.envFor(name),
     MONGODB_URI: inject("mongoUrl"),
     MONGODB_DATABASE: `t${id}_${name.replace(/-/g, "_")}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -95,7 +90,9 @@ export async function startStack(opts: StackOptions = {}) {
 
   return {
     id,
-    natsUrl,
+    natsUrl: nats.url,
+    /** A NATS connection with one service's credentials: it may do exactly what that service may. */
+    connectAs: nats.connectAs,
     get url() {
       return gatewayUrl;
     },
@@ -115,11 +112,7 @@ export async function startStack(opts: StackOptions = {}) {
       return { ...httpClient(() => url), url, stop: () => svc.stop() };
     },
     /** Restarts the stack's own nats-server on the same port and store: every service sees a reconnect. */
-    async restartNats() {
-      if (!nats) throw new Error("restartNats needs the stack's own nats-server (NATS_URL is set)");
-      await nats.stop();
-      nats = await startNats(inject("natsBin"), inject("testDataDir"), nats.port);
-    },
+    restartNats: () => nats.restart(),
     async createBusiness(
       name: string,
       feeBps = 0,
@@ -145,7 +138,7 @@ export async function startStack(opts: StackOptions = {}) {
       for (const svc of replicas.reverse()) await svc.stop();
       for (const name of [...running.keys()].reverse()) await stop(name);
       await mongo?.close();
-      await nats?.stop();
+      await nats.stop();
     },
   };
 }

@@ -12,6 +12,8 @@ export * from "./http/webhooks.ts";
 export * from "./messages/changes.ts";
 export * from "./messages/envelope.ts";
 export * from "./messages/leases.ts";
+export * from "./messages/ownership.ts";
+export * from "./messages/permissions.ts";
 export * from "./messages/rpc.ts";
 export * from "./messages/streams.ts";
 export { buildOpenApiDocument, publicRoutes } from "./openapi.ts";

@@ -1,3 +1,4 @@
 export * from "./binaries.ts";
 export * from "./infra.ts";
+export * from "./nats-auth.ts";
 export * from "./processes.ts";

@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
+import { createNatsCredentials, type NatsCredentials, natsNkeyEnv, natsSeedEnv } from "./nats-auth.ts";
 import { type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
@@ -12,8 +14,16 @@ export interface Infra {
   natsUrl: string;
   mongoUrl: string;
   source: "env" | "docker" | "local";
+  /**
+   * Each service's NATS nkey seed, to be handed to it as NATS_NKEY_SEED. Local and Docker servers get
+   * fresh keys on every start; with NATS_URL from the environment they come from `<SERVICE>_NATS_NKEY_SEED`.
+   */
+  natsSeeds: Partial<Record<ServiceName, string>>;
   stop(): Promise<void>;
 }
+
+const seedsOf = (creds: NatsCredentials) =>
+  Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].seed])) as Record<ServiceName, string>;
 
 function dockerAnswers(): boolean {
   const r = spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
@@ -40,30 +50,45 @@ export interface InfraOptions {
 export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const env = opts.env ?? process.env;
   if (env.NATS_URL && env.MONGODB_URI) {
-    return { natsUrl: env.NATS_URL, mongoUrl: env.MONGODB_URI, source: "env", stop: async () => undefined };
+    const natsSeeds = Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, env[natsSeedEnv(svc)]]));
+    return {
+      natsUrl: env.NATS_URL,
+      mongoUrl: env.MONGODB_URI,
+      source: "env",
+      natsSeeds,
+      stop: async () => undefined,
+    };
   }
+  const credentials = createNatsCredentials();
   if (dockerAnswers()) {
-    const up = spawnSync("docker", ["compose", "up", "-d", "--wait", "nats", "mongodb"], {
-      cwd: REPO_ROOT,
-      stdio: "inherit",
-    });
+    // The same NATS configuration as deploy/nats/nats.conf, published on 127.0.0.1 only.
+    const publicKeys = Object.fromEntries(
+      SERVICE_NAMES.map((s) => [natsNkeyEnv(s), credentials[s].publicKey]),
+    );
+    const up = spawnSync(
+      "docker",
+      ["compose", "-f", "deploy/compose.local-infra.yml", "-p", "ramp-local", "up", "-d", "--wait"],
+      { cwd: REPO_ROOT, stdio: "inherit", env: { ...process.env, ...publicKeys } },
+    );
     if (up.status === 0) {
       return {
         natsUrl: "nats://127.0.0.1:4222",
         mongoUrl: "mongodb://127.0.0.1:27017/",
         source: "docker",
+        natsSeeds: seedsOf(credentials),
         stop: async () => undefined,
       };
     }
   }
   const dataDir = opts.dataDir ?? DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort);
+  const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort, { credentials });
   const db = await startLocalDatabase(dataDir, opts.mongoPort);
   return {
     natsUrl: nats.url,
     mongoUrl: db.url,
     source: "local",
+    natsSeeds: seedsOf(credentials),
     async stop() {
       await Promise.all([nats.stop(), db.stop()]);
     },

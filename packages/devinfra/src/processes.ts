@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { join } from "node:path";
+import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+import { type NatsCredentials, type NatsUser, type NkeyRef, renderNatsConfig } from "./nats-auth.ts";
 
 export interface RunningProcess {
   url: string;
@@ -56,15 +58,34 @@ function stopper(child: ChildProcess) {
     });
 }
 
-export async function startNats(bin: string, dataDir: string, port?: number): Promise<RunningProcess> {
+export interface NatsOptions {
+  /** Start with one user per service (permissions from contracts) and no anonymous access. */
+  credentials?: NatsCredentials;
+  /** Users beyond the services (tests only). */
+  extraUsers?: readonly NatsUser[];
+}
+
+export async function startNats(
+  bin: string,
+  dataDir: string,
+  port?: number,
+  opts: NatsOptions = {},
+): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `nats-${p}`);
   mkdirSync(dir, { recursive: true });
-  const child = launch(
-    bin,
-    ["-a", "127.0.0.1", "-p", String(p), "-js", "-sd", dir],
-    join(dataDir, `nats-${p}.log`),
-  );
+  let args = ["-a", "127.0.0.1", "-p", String(p), "-js", "-sd", dir];
+  if (opts.credentials) {
+    const { credentials } = opts;
+    const services = Object.fromEntries(
+      SERVICE_NAMES.map((svc) => [svc, { publicKey: credentials[svc].publicKey }]),
+    ) as Record<ServiceName, NkeyRef>;
+    const conf = join(dir, "nats.conf");
+    const config = { listen: `127.0.0.1:${p}`, storeDir: dir, services, extraUsers: opts.extraUsers ?? [] };
+    writeFileSync(conf, renderNatsConfig(config));
+    args = ["-c", conf];
+  }
+  const child = launch(bin, args, join(dataDir, `nats-${p}.log`));
   await waitForPort(p);
   return { url: `nats://127.0.0.1:${p}`, port: p, child, stop: stopper(child) };
 }

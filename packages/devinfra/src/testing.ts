@@ -1,12 +1,17 @@
 /** Helpers shared by every integration test (e2e and services' own `test/` folders). */
+import { createUser } from "@nats-io/nkeys";
+import { connect, type NatsConnection, nkeyAuthenticator } from "@nats-io/transport-node";
+import type { NatsPermissions, ServiceName } from "@ramp/contracts";
+import { natsIdentity } from "@ramp/runtime";
 import type {} from "vitest";
+import { createNatsCredentials, type NatsCredentials } from "./nats-auth.ts";
+import { startNats } from "./processes.ts";
 
 /** What the integration project's global setup (e2e/support/global-setup.ts) provides to each test file. */
 declare module "vitest" {
   export interface ProvidedContext {
     mongoUrl: string;
     natsBin: string;
-    natsUrl: string;
     testDataDir: string;
   }
 }
@@ -31,4 +36,73 @@ export async function eventually<T>(
     await sleep(stepMs);
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
+}
+
+/** A user that exists only in test servers: it reads streams through consumers of its own and publishes no message. */
+export const TEST_OBSERVER = "test-observer";
+const OBSERVER_PERMISSIONS: NatsPermissions = {
+  publish: {
+    allow: [
+      "$JS.API.INFO",
+      "$JS.API.STREAM.INFO.*",
+      "$JS.API.CONSUMER.CREATE.*",
+      "$JS.API.CONSUMER.CREATE.*.*",
+      "$JS.API.CONSUMER.CREATE.*.*.>",
+      "$JS.API.CONSUMER.INFO.*.*",
+      "$JS.API.CONSUMER.DELETE.*.*",
+      "$JS.API.CONSUMER.MSG.NEXT.*.*",
+    ],
+  },
+  subscribe: { allow: [`_INBOX.${TEST_OBSERVER}.>`] },
+  allowResponses: false,
+};
+
+export interface TestNats {
+  url: string;
+  credentials: NatsCredentials;
+  /** The environment a service needs to connect as itself. */
+  envFor(service: ServiceName): { NATS_URL: string; NATS_NKEY_SEED: string };
+  /** A connection with one service's credentials: it may do exactly what that service may. */
+  connectAs(service: ServiceName): Promise<NatsConnection>;
+  /** A connection as the test-only observer, for reading what was published. */
+  connectObserver(): Promise<NatsConnection>;
+  /** Stops and starts the server on the same port, store and users: every client sees a reconnect. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A nats-server of one test file's own, configured as production is: one user per service, no anonymous access. */
+export async function startTestNats(bin: string, dataDir: string): Promise<TestNats> {
+  const credentials = createNatsCredentials();
+  const observer = createUser();
+  const observerSeed = new TextDecoder().decode(observer.getSeed());
+  const options = {
+    credentials,
+    extraUsers: [
+      {
+        name: TEST_OBSERVER,
+        nkey: { publicKey: observer.getPublicKey() },
+        permissions: OBSERVER_PERMISSIONS,
+      },
+    ],
+  };
+  let nats = await startNats(bin, dataDir, undefined, options);
+  return {
+    url: nats.url,
+    credentials,
+    envFor: (service) => ({ NATS_URL: nats.url, NATS_NKEY_SEED: credentials[service].seed }),
+    connectAs: (service) =>
+      connect({ servers: nats.url, ...natsIdentity(service, credentials[service].seed) }),
+    connectObserver: () =>
+      connect({
+        servers: nats.url,
+        inboxPrefix: `_INBOX.${TEST_OBSERVER}`,
+        authenticator: nkeyAuthenticator(new TextEncoder().encode(observerSeed)),
+      }),
+    async restart() {
+      await nats.stop();
+      nats = await startNats(bin, dataDir, nats.port, options);
+    },
+    stop: () => nats.stop(),
+  };
 }

@@ -31,6 +31,11 @@ export const envInt = (fallback: number) => z.coerce.number().int().nonnegative(
 /** Settings every service shares. */
 export const BaseConfig = z.object({
   NATS_URL: z.string().min(1, "NATS_URL is required"),
+  /** This service's NATS user nkey seed; the server knows only its public key and what it may do. */
+  NATS_NKEY_SEED: z
+    .string()
+    .regex(/^SU[A-Z2-7]{56}$/, "NATS_NKEY_SEED must be a NATS user nkey seed (SU…)")
+    .optional(),
   MONGODB_URI: z.string().min(1, "MONGODB_URI is required"),
   /** Database name override; tests give each run its own. */
   MONGODB_DATABASE: z.string().optional(),

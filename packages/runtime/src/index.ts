@@ -8,6 +8,7 @@ export * from "./lease.ts";
 export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./mongo.ts";
+export * from "./nats-identity.ts";
 export * from "./outbox.ts";
 export * from "./periodic.ts";
 export * from "./rpc.ts";

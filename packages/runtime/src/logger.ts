@@ -18,6 +18,8 @@ const REDACT = [
   "seed",
   "*.seed",
   "mnemonic",
+  "NATS_NKEY_SEED",
+  "*.NATS_NKEY_SEED",
   "authorization",
   "*.authorization",
 ];

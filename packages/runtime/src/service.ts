@@ -1,12 +1,14 @@
 import type { Server } from "node:http";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { ServiceName } from "@ramp/contracts";
 import type { Db } from "mongodb";
 import type { BaseConfig } from "./config.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { connectMongo } from "./mongo.ts";
+import { natsIdentity } from "./nats-identity.ts";
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -31,20 +33,22 @@ export interface ServiceHandle<C extends BaseConfig> extends Stoppable {
  * handlers finish in-flight work, NATS drains, Mongo closes.
  */
 export async function bootService<C extends BaseConfig>(
-  name: string,
+  name: ServiceName,
   config: C,
   register: (deps: ServiceDeps<C>) => Promise<Stoppable[]>,
 ): Promise<ServiceHandle<C>> {
   const log = createLogger(name, config.LOG_LEVEL);
   const nc = await connect({
     servers: config.NATS_URL.split(","),
-    name,
+    ...natsIdentity(name, config.NATS_NKEY_SEED),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
   });
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect") log.warn({ status: s.type }, "nats connection");
+      // A permission violation arrives here: a subject this service was not granted in contracts.
+      if (s.type === "error") log.error({ err: s.error }, "nats error");
     }
   })();
   const { js } = await ensureStreams(nc, config.NATS_STREAM_REPLICAS);

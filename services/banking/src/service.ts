@@ -1,4 +1,4 @@
-import { Commands, notFound, Rpc } from "@ramp/contracts";
+import { Consumers, notFound, Rpc } from "@ramp/contracts";
 import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
 import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
@@ -56,8 +56,7 @@ export async function startBanking(config: BankingConfig) {
       }),
       serveRpc(nc, Rpc.kycVerify, QUEUE, log, async ({ businessId, bvn }) => kyc.verify(businessId, bvn)),
       await consume(nc, {
-        contract: Commands.bankingPayout,
-        durable: "banking-payouts",
+        ...Consumers.bankingPayouts,
         log,
         handler: (cmd, { trace }) => payouts.handle(cmd, trace),
       }),

@@ -1,4 +1,4 @@
-import { Commands, LeaseBuckets, Rpc } from "@ramp/contracts";
+import { Consumers, LeaseBuckets, Rpc } from "@ramp/contracts";
 import { bootService, consume, createClaims, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
@@ -19,7 +19,6 @@ import { createCursorStore } from "./watcher/cursor-store.ts";
 import { startPollLoop } from "./watcher/poll-loop.ts";
 
 const QUEUE = "chain-watcher";
-const TRANSFER_CONSUMER = "chain-watcher-transfers";
 
 export async function startChainWatcher(config: ChainWatcherConfig) {
   const settings = resolveChainSettings(config);
@@ -112,8 +111,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     );
     parts.push(
       await consume(nc, {
-        contract: Commands.chainTransfer,
-        durable: TRANSFER_CONSUMER,
+        ...Consumers.chainWatcherTransfers,
         log,
         // Sends are serialised per chain anyway; a few in parallel lets chains proceed independently.
         concurrency: 4,

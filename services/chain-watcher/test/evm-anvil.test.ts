@@ -62,7 +62,7 @@ async function mining<T>(fn: () => Promise<T>): Promise<T> {
 
 describe("EVM deposits on anvil", () => {
   it("publishes one deposit once it has the configured confirmations", async () => {
-    const events = await collect(h.nc, Events.depositObserved);
+    const events = await collect(h.observer, Events.depositObserved);
     try {
       const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
         chain: "BASE",
@@ -98,7 +98,7 @@ describe("EVM deposits on anvil", () => {
   });
 
   it("publishes exactly once across a restart before the confirmations are reached", async () => {
-    const events = await collect(h.nc, Events.depositObserved);
+    const events = await collect(h.observer, Events.depositObserved);
     try {
       const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
         chain: "BASE",
@@ -130,7 +130,7 @@ describe("EVM treasury transfers on anvil", () => {
   const balanceOf = async (who: string) => (await token.getFunction("balanceOf")(who)) as bigint;
 
   it("sends once, confirms with the tx hash, and ignores repeats of the same requestId", async () => {
-    const results = await collect(h.nc, Events.transferResult);
+    const results = await collect(h.observer, Events.transferResult);
     const js = jetstream(h.nc);
     try {
       const recipient = Wallet.createRandom().address;
@@ -167,7 +167,7 @@ describe("EVM treasury transfers on anvil", () => {
   });
 
   it("fails a transfer the treasury cannot cover, with a reason", async () => {
-    const results = await collect(h.nc, Events.transferResult);
+    const results = await collect(h.observer, Events.transferResult);
     try {
       const recipient = Wallet.createRandom().address;
       await publish(

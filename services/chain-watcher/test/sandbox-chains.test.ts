@@ -74,7 +74,7 @@ describe("allocation on sandbox chains", () => {
 
 describe("sandbox deposits and transfers", () => {
   it("publishes an injected deposit once, with the allocation's purpose and ref", async () => {
-    const events = await collect(h.nc, Events.depositObserved);
+    const events = await collect(h.observer, Events.depositObserved);
     try {
       const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
         chain: "BASE",
@@ -120,7 +120,7 @@ describe("sandbox deposits and transfers", () => {
   });
 
   it("confirms a sandbox transfer once, even when the command is sent twice", async () => {
-    const results = await collect(h.nc, Events.transferResult);
+    const results = await collect(h.observer, Events.transferResult);
     try {
       const js = jetstream(h.nc);
       const cmd = {

@@ -1,4 +1,4 @@
-import { badRequest, Events, notFound, Rpc } from "@ramp/contracts";
+import { badRequest, Consumers, notFound, Rpc } from "@ramp/contracts";
 import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
@@ -49,26 +49,22 @@ export async function startOrders(config: OrdersConfig) {
         return paymentDto(payment);
       }),
       await consume(nc, {
-        contract: Events.fiatDepositReceived,
-        durable: "orders-fiat-deposits",
+        ...Consumers.ordersFiatDeposits,
         log,
         handler: (ev, c) => lifecycle.onFiatDeposit(ev, c.trace),
       }),
       await consume(nc, {
-        contract: Events.depositObserved,
-        durable: "orders-chain-deposits",
+        ...Consumers.ordersChainDeposits,
         log,
         handler: (ev, c) => lifecycle.onChainDeposit(ev, c.trace),
       }),
       await consume(nc, {
-        contract: Events.payoutResult,
-        durable: "orders-payout-results",
+        ...Consumers.ordersPayoutResults,
         log,
         handler: (ev, c) => lifecycle.onPayoutResult(ev, c.trace),
       }),
       await consume(nc, {
-        contract: Events.transferResult,
-        durable: "orders-transfer-results",
+        ...Consumers.ordersTransferResults,
         log,
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),

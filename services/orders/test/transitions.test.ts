@@ -1,6 +1,5 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { type RunningProcess, startNats } from "@ramp/devinfra";
-import type {} from "@ramp/devinfra/testing";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createClaims, createLogger, ensureStreams, newTraceContext } from "@ramp/runtime";
 import { type Db, MongoClient, ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -8,15 +7,15 @@ import { baseDoc } from "../src/orders/create-orders.ts";
 import type { OrderDoc } from "../src/orders/order-doc.ts";
 import { createOrdersStore, type OrdersStore } from "../src/orders/orders-store.ts";
 
-let nats: RunningProcess;
+let nats: TestNats;
 let nc: NatsConnection;
 let mongo: MongoClient;
 let db: Db;
 let store: OrdersStore;
 
 beforeAll(async () => {
-  nats = await startNats(inject("natsBin"), inject("testDataDir"));
-  nc = await connect({ servers: nats.url });
+  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  nc = await nats.connectAs("orders");
   const { js } = await ensureStreams(nc);
   mongo = await MongoClient.connect(inject("mongoUrl"));
   db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_orders_transitions`);

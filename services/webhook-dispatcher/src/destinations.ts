@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Events, type OrderStatusChanged, type PaymentSettled } from "@ramp/contracts";
+import { Consumers, type OrderStatusChanged, type PaymentSettled } from "@ramp/contracts";
 import { consume, type Logger, type RunningConsumer } from "@ramp/runtime";
 import type { ConfigStore } from "./config-store.ts";
 import type { DeliveriesStore, NewDelivery } from "./deliveries-store.ts";
@@ -59,14 +59,12 @@ export async function startIntake(d: IntakeDeps): Promise<RunningConsumer[]> {
   };
   return Promise.all([
     consume(d.nc, {
-      contract: Events.orderStatusChanged,
-      durable: "webhook-dispatcher-orders",
+      ...Consumers.webhookOrders,
       log: d.log,
       handler: async (e) => store(await orderDelivery(d.configs, e)),
     }),
     consume(d.nc, {
-      contract: Events.paymentSettled,
-      durable: "webhook-dispatcher-payments",
+      ...Consumers.webhookPayments,
       log: d.log,
       handler: async (e) => store(await paymentDelivery(d.configs, e)),
     }),

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { STREAMS, type StreamContract } from "@ramp/contracts";
-import { type RunningProcess, startNats } from "@ramp/devinfra";
+import { startTestNats } from "@ramp/devinfra/testing";
 import { ensureStreams, type Stoppable } from "@ramp/runtime";
 import { inject } from "vitest";
 import type { z } from "zod";
@@ -12,19 +12,19 @@ export { eventually, sleep } from "@ramp/devinfra/testing";
 
 export type Env = Record<string, string | undefined>;
 
-/** A NATS server of this test file's own and a fresh database name; chain-watcher instances on top. */
+/**
+ * A NATS server of this test file's own and a fresh database name; chain-watcher instances on top.
+ * `nc` is orders' connection (what calls chain-watcher and sends it transfer commands); `observer` reads
+ * what chain-watcher published.
+ */
 export async function startHarness(baseEnv: Env = {}) {
-  let nats: RunningProcess | undefined;
-  let natsUrl = inject("natsUrl");
-  if (!natsUrl) {
-    nats = await startNats(inject("natsBin"), inject("testDataDir"));
-    natsUrl = nats.url;
-  }
-  const nc = await connect({ servers: natsUrl });
+  const nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  const nc = await nats.connectAs("orders");
+  const observer = await nats.connectObserver();
   await ensureStreams(nc);
   const database = `t${randomBytes(4).toString("hex")}_chain_watcher`;
   const env: Env = {
-    NATS_URL: natsUrl,
+    ...nats.envFor("chain-watcher"),
     MONGODB_URI: inject("mongoUrl"),
     MONGODB_DATABASE: database,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -35,6 +35,7 @@ export async function startHarness(baseEnv: Env = {}) {
   const running = new Set<Stoppable>();
   return {
     nc,
+    observer,
     env,
     async startWatcher(extra: Env = {}): Promise<Stoppable> {
       const svc = await startChainWatcher(loadChainWatcherConfig({ ...env, ...extra }));
@@ -49,7 +50,8 @@ export async function startHarness(baseEnv: Env = {}) {
     async close() {
       for (const svc of running) await svc.stop();
       await nc.drain().catch(() => undefined);
-      await nats?.stop();
+      await observer.drain().catch(() => undefined);
+      await nats.stop();
     },
   };
 }

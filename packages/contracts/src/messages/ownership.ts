@@ -1,0 +1,164 @@
+import { ChangeFeeds } from "./changes.ts";
+import { LeaseBuckets } from "./leases.ts";
+import { Rpc, type RpcContract } from "./rpc.ts";
+import { Commands, Events, type StreamContract } from "./streams.ts";
+
+/** Every process that connects to NATS. Each has its own credentials and nothing more than its row below. */
+export const SERVICE_NAMES = [
+  "gateway",
+  "pricing",
+  "banking",
+  "orders",
+  "chain-watcher",
+  "webhook-dispatcher",
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** A durable JetStream consumer: which subject it reads and under which name the server keeps its position. */
+export interface ConsumerContract<C extends StreamContract = StreamContract> {
+  readonly contract: C;
+  readonly durable: string;
+}
+const consumer = <C extends StreamContract>(contract: C, durable: string): ConsumerContract<C> => ({
+  contract,
+  durable,
+});
+
+/** The durable consumers; services spread these into `consume(...)`, so the names exist only here. */
+export const Consumers = {
+  bankingPayouts: consumer(Commands.bankingPayout, "banking-payouts"),
+  ordersFiatDeposits: consumer(Events.fiatDepositReceived, "orders-fiat-deposits"),
+  ordersChainDeposits: consumer(Events.depositObserved, "orders-chain-deposits"),
+  ordersPayoutResults: consumer(Events.payoutResult, "orders-payout-results"),
+  ordersTransferResults: consumer(Events.transferResult, "orders-transfer-results"),
+  chainWatcherTransfers: consumer(Commands.chainTransfer, "chain-watcher-transfers"),
+  webhookOrders: consumer(Events.orderStatusChanged, "webhook-dispatcher-orders"),
+  webhookPayments: consumer(Events.paymentSettled, "webhook-dispatcher-payments"),
+} as const;
+
+/** What one service does on NATS. The server's permissions for the service are derived from this alone. */
+export interface ServiceMessaging {
+  /** Request/reply subjects it answers (in its queue group). */
+  readonly serves: readonly RpcContract[];
+  /** Request/reply subjects it calls. */
+  readonly calls: readonly RpcContract[];
+  /** Events and commands it publishes: it is their only publisher. */
+  readonly publishes: readonly StreamContract[];
+  readonly consumes: readonly ConsumerContract[];
+  /** NATS KV buckets it alone reads and writes (change feeds, leases); no other service may touch them. */
+  readonly buckets: readonly string[];
+}
+
+export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
+  gateway: {
+    serves: [],
+    calls: [
+      Rpc.ratesGet,
+      Rpc.marketRateSet,
+      Rpc.marketRateDelete,
+      Rpc.profileSet,
+      Rpc.banksList,
+      Rpc.accountsRegister,
+      Rpc.accountsLookup,
+      Rpc.onrampCreate,
+      Rpc.offrampCreate,
+      Rpc.transactionGet,
+      Rpc.paymentCreate,
+      Rpc.paymentGet,
+      Rpc.sandboxDeposit,
+      Rpc.webhookConfigGet,
+      Rpc.webhookConfigUpdate,
+      Rpc.webhookTest,
+      Rpc.webhookDeliveries,
+      Rpc.webhookRedeliver,
+    ],
+    publishes: [],
+    consumes: [],
+    buckets: [ChangeFeeds.gateway.bucket],
+  },
+  pricing: {
+    serves: [Rpc.ratesGet, Rpc.marketRateSet, Rpc.marketRateDelete, Rpc.profileSet],
+    calls: [],
+    publishes: [],
+    consumes: [],
+    buckets: [ChangeFeeds.pricing.bucket],
+  },
+  banking: {
+    serves: [
+      Rpc.banksList,
+      Rpc.accountsRegister,
+      Rpc.accountsLookup,
+      Rpc.accountsGet,
+      Rpc.accountsResolve,
+      Rpc.virtualAccountOpen,
+      Rpc.virtualAccountClose,
+      Rpc.kycVerify,
+      Rpc.sandboxFiatDeposit,
+    ],
+    calls: [Rpc.addressAllocate],
+    publishes: [Events.fiatDepositReceived, Events.payoutResult],
+    consumes: [Consumers.bankingPayouts],
+    buckets: [],
+  },
+  orders: {
+    serves: [
+      Rpc.onrampCreate,
+      Rpc.offrampCreate,
+      Rpc.transactionGet,
+      Rpc.paymentCreate,
+      Rpc.paymentGet,
+      Rpc.sandboxDeposit,
+    ],
+    calls: [
+      Rpc.kycVerify,
+      Rpc.tokenInfo,
+      Rpc.ratesGet,
+      Rpc.accountsResolve,
+      Rpc.accountsGet,
+      Rpc.addressAllocate,
+      Rpc.virtualAccountOpen,
+      Rpc.virtualAccountClose,
+      Rpc.sandboxFiatDeposit,
+      Rpc.sandboxChainDeposit,
+    ],
+    publishes: [
+      Events.orderStatusChanged,
+      Events.paymentSettled,
+      Commands.chainTransfer,
+      Commands.bankingPayout,
+    ],
+    consumes: [
+      Consumers.ordersFiatDeposits,
+      Consumers.ordersChainDeposits,
+      Consumers.ordersPayoutResults,
+      Consumers.ordersTransferResults,
+    ],
+    buckets: [],
+  },
+  "chain-watcher": {
+    serves: [Rpc.addressAllocate, Rpc.tokenInfo, Rpc.sandboxChainDeposit],
+    calls: [],
+    publishes: [Events.depositObserved, Events.transferResult],
+    consumes: [Consumers.chainWatcherTransfers],
+    buckets: [LeaseBuckets.chainWatcher.bucket],
+  },
+  "webhook-dispatcher": {
+    serves: [
+      Rpc.webhookConfigGet,
+      Rpc.webhookConfigUpdate,
+      Rpc.webhookTest,
+      Rpc.webhookDeliveries,
+      Rpc.webhookRedeliver,
+    ],
+    calls: [],
+    publishes: [],
+    consumes: [Consumers.webhookOrders, Consumers.webhookPayments],
+    buckets: [],
+  },
+};
+
+/**
+ * The prefix of a service's reply inboxes. Each service's is its own, so no service may subscribe to
+ * (and read) the replies another service is waiting for.
+ */
+export const inboxPrefix = (service: ServiceName): string => `_INBOX.${service}`;

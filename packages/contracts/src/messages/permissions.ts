@@ -1,0 +1,76 @@
+import { inboxPrefix, MESSAGING, type ServiceName } from "./ownership.ts";
+import { STREAMS } from "./streams.ts";
+
+/** What nats-server lets one service's connection do; anything not allowed is refused by the server. */
+export interface NatsPermissions {
+  publish: { allow: string[] };
+  subscribe: { allow: string[] };
+  /**
+   * A service that answers requests may publish once to the reply subject of each request it received,
+   * and to nothing else it was not granted: so it can answer without being able to publish to any inbox.
+   */
+  allowResponses: boolean;
+}
+
+const JS_API = "$JS.API";
+const unique = (xs: string[]) => [...new Set(xs)];
+
+/**
+ * The JetStream API a service needs: account info (the client checks JetStream is there), stream info and
+ * create for the two streams (every service creates them at start, so the order of boot does not matter),
+ * and, for its own durables only, consumer info, create (pinned to the consumer's filter subject), fetch
+ * and ack. No purge, delete, update or listing: a service cannot remove messages or touch others' consumers.
+ */
+function jetStreamSubjects(service: ServiceName): string[] {
+  const streams = Object.values(STREAMS).flatMap((s) => [
+    `${JS_API}.STREAM.INFO.${s.name}`,
+    `${JS_API}.STREAM.CREATE.${s.name}`,
+  ]);
+  const consumers = MESSAGING[service].consumes.flatMap(({ contract: { stream, subject }, durable }) => [
+    `${JS_API}.CONSUMER.INFO.${stream}.${durable}`,
+    `${JS_API}.CONSUMER.CREATE.${stream}.${durable}.${subject}`,
+    `${JS_API}.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+    `$JS.ACK.${stream}.${durable}.>`,
+  ]);
+  return [`${JS_API}.INFO`, ...streams, ...consumers, ...MESSAGING[service].buckets.flatMap(bucketSubjects)];
+}
+
+/**
+ * A KV bucket of the service's own: its stream's info and create, its keys, direct gets, and the
+ * ordered consumers a watch creates and resets (with their flow-control replies).
+ */
+function bucketSubjects(bucket: string): string[] {
+  const stream = `KV_${bucket}`;
+  return [
+    `${JS_API}.STREAM.INFO.${stream}`,
+    `${JS_API}.STREAM.CREATE.${stream}`,
+    `${JS_API}.DIRECT.GET.${stream}.>`,
+    `${JS_API}.CONSUMER.CREATE.${stream}.>`,
+    `${JS_API}.CONSUMER.INFO.${stream}.>`,
+    `${JS_API}.CONSUMER.DELETE.${stream}.>`,
+    `$JS.FC.${stream}.>`,
+    `$KV.${bucket}.>`,
+  ];
+}
+
+/**
+ * A service's NATS permissions, derived from what `MESSAGING` says it does:
+ * - publish: the request subjects it calls, the events/commands it owns (JetStream publishes are
+ *   requests whose ack comes back to its inbox), its JetStream API subjects;
+ * - subscribe: the request subjects it answers and its own reply inboxes, where request replies,
+ *   JetStream acks and the messages of its pull consumers arrive.
+ */
+export function natsPermissions(service: ServiceName): NatsPermissions {
+  const m = MESSAGING[service];
+  return {
+    publish: {
+      allow: unique([
+        ...m.calls.map((c) => c.subject),
+        ...m.publishes.map((c) => c.subject),
+        ...jetStreamSubjects(service),
+      ]),
+    },
+    subscribe: { allow: unique([...m.serves.map((c) => c.subject), `${inboxPrefix(service)}.>`]) },
+    allowResponses: m.serves.length > 0,
+  };
+}

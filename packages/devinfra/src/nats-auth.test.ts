@@ -1,0 +1,56 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "./infra.ts";
+import {
+  createNatsCredentials,
+  DEPLOY_NATS_CONFIG,
+  type NkeyRef,
+  natsNkeyEnv,
+  natsSeedEnv,
+  renderDeployNatsConfig,
+  renderNatsConfig,
+} from "./nats-auth.ts";
+
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
+
+describe("nats-server configuration", () => {
+  it("the committed deployment config is what contracts produce now (npm run nats:config)", () => {
+    expect(read(DEPLOY_NATS_CONFIG)).toBe(renderDeployNatsConfig());
+  });
+
+  it("gives the server public keys only, never a seed", () => {
+    const creds = createNatsCredentials();
+    const services = Object.fromEntries(
+      SERVICE_NAMES.map((s) => [s, { publicKey: creds[s].publicKey }]),
+    ) as Record<ServiceName, NkeyRef>;
+    const conf = renderNatsConfig({ listen: "127.0.0.1:4222", storeDir: "/tmp/x", services });
+    for (const svc of SERVICE_NAMES) {
+      expect(conf).toContain(`nkey: "${creds[svc].publicKey}"`);
+      expect(conf).not.toContain(creds[svc].seed);
+    }
+    expect(conf).not.toMatch(/no_auth_user|password/);
+  });
+});
+
+describe("docker compose", () => {
+  const compose = read("docker-compose.yml");
+  const local = read("deploy/compose.local-infra.yml");
+
+  it("hands NATS every service's public key and each service its own seed, with no defaults", () => {
+    for (const svc of SERVICE_NAMES) {
+      expect(compose).toContain(`${natsNkeyEnv(svc)}: \${${natsNkeyEnv(svc)}:?`);
+      expect(local).toContain(`${natsNkeyEnv(svc)}: \${${natsNkeyEnv(svc)}:?`);
+      expect(compose).toContain(`NATS_NKEY_SEED: \${${natsSeedEnv(svc)}:?`);
+    }
+    expect(compose).toContain("ADMIN_TOKEN: ${ADMIN_TOKEN:?");
+    expect(compose).not.toMatch(/:-/);
+  });
+
+  it("publishes only the gateway's port; local infrastructure only on 127.0.0.1", () => {
+    expect([...compose.matchAll(/ports: \[(.*)\]/g)].map((m) => m[1])).toEqual(['"8080:8080"']);
+    const localPorts = [...local.matchAll(/ports: \[(.*)\]/g)].map((m) => m[1]);
+    expect(localPorts).toEqual(['"127.0.0.1:4222:4222"', '"127.0.0.1:27017:27017"']);
+  });
+});

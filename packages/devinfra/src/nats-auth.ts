@@ -1,0 +1,126 @@
+import { createUser } from "@nats-io/nkeys";
+import { type NatsPermissions, natsPermissions, SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+
+/** A service's NATS user nkey: the seed stays with the service, the server gets only the public key. */
+export interface ServiceNkey {
+  seed: string;
+  publicKey: string;
+}
+export type NatsCredentials = Readonly<Record<ServiceName, ServiceNkey>>;
+
+/** Fresh nkeys for every service; local servers get new ones on every start, so nothing secret is kept. */
+export function createNatsCredentials(): NatsCredentials {
+  const entries = SERVICE_NAMES.map((svc) => {
+    const kp = createUser();
+    return [svc, { seed: new TextDecoder().decode(kp.getSeed()), publicKey: kp.getPublicKey() }] as const;
+  });
+  return Object.fromEntries(entries) as Record<ServiceName, ServiceNkey>;
+}
+
+const envStem = (svc: ServiceName) => svc.toUpperCase().replace(/-/g, "_");
+/** The variable holding a service's public nkey, read by nats-server in docker compose. */
+export const natsNkeyEnv = (svc: ServiceName) => `${envStem(svc)}_NATS_NKEY`;
+/** The variable holding a service's nkey seed, handed to that service as NATS_NKEY_SEED. */
+export const natsSeedEnv = (svc: ServiceName) => `${envStem(svc)}_NATS_NKEY_SEED`;
+
+/** Where the server config finds a user's public key: written in, or an environment variable read at start. */
+export type NkeyRef = { publicKey: string } | { env: string };
+
+/** One user of the server: a comment naming it, its public key and what it may do. */
+export interface NatsUser {
+  name: string;
+  nkey: NkeyRef;
+  permissions: NatsPermissions;
+}
+
+export interface NatsConfigOptions {
+  /** host:port the server listens on. */
+  listen: string;
+  storeDir: string;
+  /** Every service's key; each gets exactly the permissions contracts derive for it. */
+  services: Readonly<Record<ServiceName, NkeyRef>>;
+  /** Users beyond the services; only test servers have one (see testing.ts). */
+  extraUsers?: readonly NatsUser[];
+  /** Comment lines at the top. */
+  header?: readonly string[];
+}
+
+const str = (s: string) => JSON.stringify(s);
+const list = (xs: string[], indent: string) =>
+  `[\n${xs.map((x) => `${indent}  ${str(x)},`).join("\n")}\n${indent}]`;
+
+function renderUser({ name, nkey, permissions: p }: NatsUser): string {
+  const i = "        ";
+  return [
+    `    # ${name}`,
+    "    {",
+    // nats-server resolves an unquoted $NAME from its environment.
+    `      nkey: ${"env" in nkey ? `$${nkey.env}` : str(nkey.publicKey)}`,
+    "      permissions: {",
+    `        publish: { allow: ${list(p.publish.allow, i)} }`,
+    `        subscribe: { allow: ${list(p.subscribe.allow, i)} }`,
+    ...(p.allowResponses ? ["        allow_responses: true"] : []),
+    "      }",
+    "    }",
+  ].join("\n");
+}
+
+/**
+ * A nats-server configuration with JetStream and one user per service, holding exactly the permissions
+ * contracts derive for it. There is no anonymous user: a connection without a known nkey is refused.
+ */
+export function renderNatsConfig(opts: NatsConfigOptions): string {
+  const users: NatsUser[] = [
+    ...SERVICE_NAMES.map((name) => ({ name, nkey: opts.services[name], permissions: natsPermissions(name) })),
+    ...(opts.extraUsers ?? []),
+  ];
+  return [
+    ...(opts.header ?? []).map((line) => `# ${line}`),
+    `listen: ${str(opts.listen)}`,
+    `jetstream { store_dir: ${str(opts.storeDir)} }`,
+    "authorization {",
+    "  users: [",
+    ...users.map(renderUser),
+    "  ]",
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** Credentials as `.env` lines for docker compose: each public key for nats-server, each seed for its service. */
+export function natsEnvLines(creds: NatsCredentials): string {
+  return SERVICE_NAMES.map(
+    (svc) => `${natsNkeyEnv(svc)}=${creds[svc].publicKey}\n${natsSeedEnv(svc)}=${creds[svc].seed}\n`,
+  ).join("");
+}
+
+/** An environment without any service's seed, so a child process inherits none but the one it is given. */
+export function withoutNatsSeeds(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const seeds = new Set<string>(SERVICE_NAMES.map(natsSeedEnv));
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !seeds.has(k)));
+}
+
+/** Where the deployment's NATS configuration lives, relative to the repository root. */
+export const DEPLOY_NATS_CONFIG = "deploy/nats/nats.conf";
+
+/**
+ * The NATS configuration docker compose (and any deployment) mounts: the services' public keys come from
+ * `<SERVICE>_NATS_NKEY` in nats-server's environment, so the file holds no key and is committed.
+ */
+export function renderDeployNatsConfig(): string {
+  const services = Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, { env: natsNkeyEnv(svc) }])) as Record<
+    ServiceName,
+    NkeyRef
+  >;
+  return renderNatsConfig({
+    header: [
+      "Generated from packages/contracts by `npm run nats:config`; do not edit by hand.",
+      "One user per service with the permissions contracts derive for it; no anonymous access.",
+      "Each service's public nkey comes from <SERVICE>_NATS_NKEY (`npm run nats:keys` makes a set).",
+    ],
+    // Inside its container; compose publishes no NATS port.
+    listen: "0.0.0.0:4222",
+    storeDir: "/data",
+    services,
+  });
+}
