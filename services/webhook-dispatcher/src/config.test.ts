@@ -37,7 +37,7 @@ describe("secret encryption key", () => {
 
   it("is refused unset or at its sandbox value in production mode, defaulted in the sandbox", () => {
     expect(() => loadWebhookDispatcherConfig({ ...base, RAMP_SANDBOX: "false" })).toThrow(
-      /RAMP_SANDBOX=false[^]*WEBHOOK_SECRET_KEY: not set/,
+      /RAMP_SANDBOX=false[\s\S]*WEBHOOK_SECRET_KEY: not set/,
     );
     const sandboxKey = secretKeyOf(loadWebhookDispatcherConfig(base)).toString("hex");
     expect(() =>
