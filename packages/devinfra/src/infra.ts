@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
-import { startFerret, startMongod, startNats } from "./processes.ts";
+import { type LaunchOptions, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
 export const DATA_DIR = join(REPO_ROOT, ".data");
@@ -23,7 +23,7 @@ function dockerAnswers(): boolean {
   return r.status === 0 && r.stdout.trim().length > 0;
 }
 
-export interface InfraOptions {
+export interface InfraOptions extends LaunchOptions {
   dataDir?: string;
   natsPort?: number;
   mongoPort?: number;
@@ -36,7 +36,8 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   if (env.NATS_URL && env.MONGODB_URI) {
     return { natsUrl: env.NATS_URL, mongoUrl: env.MONGODB_URI, source: "env", stop: async () => undefined };
   }
-  if (dockerAnswers()) {
+  // RAMP_INFRA=local skips Docker, so a test's launcher never touches a developer's compose stack.
+  if (env.RAMP_INFRA !== "local" && dockerAnswers()) {
     const up = spawnSync("docker", ["compose", "up", "-d", "--wait", "nats", "mongodb"], {
       cwd: REPO_ROOT,
       stdio: "inherit",
@@ -52,11 +53,12 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   }
   const dataDir = opts.dataDir ?? DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort);
+  const launch = { detached: opts.detached ?? false };
+  const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort, launch);
   const mongod = findMongod();
   const db = mongod
-    ? await startMongod(mongod, dataDir, opts.mongoPort)
-    : await startFerret(ensureFerretDb(TOOLS_DIR), dataDir, opts.mongoPort);
+    ? await startMongod(mongod, dataDir, opts.mongoPort, launch)
+    : await startFerret(ensureFerretDb(TOOLS_DIR), dataDir, opts.mongoPort, launch);
   return {
     natsUrl: nats.url,
     mongoUrl: db.url,

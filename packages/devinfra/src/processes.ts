@@ -41,9 +41,17 @@ export async function waitForPort(port: number, timeoutMs = 30_000): Promise<voi
   throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
-function launch(bin: string, args: string[], logFile: string): ChildProcess {
+export interface LaunchOptions {
+  /**
+   * Own process group: a terminal's Ctrl-C then reaches only the launcher, which stops the services
+   * before the infrastructure they are draining into.
+   */
+  detached?: boolean;
+}
+
+function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
   const out = openSync(logFile, "a");
-  return spawn(bin, args, { stdio: ["ignore", out, out] });
+  return spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
 }
 
 function stopper(child: ChildProcess) {
@@ -56,7 +64,12 @@ function stopper(child: ChildProcess) {
     });
 }
 
-export async function startNats(bin: string, dataDir: string, port?: number): Promise<RunningProcess> {
+export async function startNats(
+  bin: string,
+  dataDir: string,
+  port?: number,
+  opts?: LaunchOptions,
+): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `nats-${p}`);
   mkdirSync(dir, { recursive: true });
@@ -64,12 +77,18 @@ export async function startNats(bin: string, dataDir: string, port?: number): Pr
     bin,
     ["-a", "127.0.0.1", "-p", String(p), "-js", "-sd", dir],
     join(dataDir, `nats-${p}.log`),
+    opts,
   );
   await waitForPort(p);
   return { url: `nats://127.0.0.1:${p}`, port: p, child, stop: stopper(child) };
 }
 
-export async function startFerret(bin: string, dataDir: string, port?: number): Promise<RunningProcess> {
+export async function startFerret(
+  bin: string,
+  dataDir: string,
+  port?: number,
+  opts?: LaunchOptions,
+): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `ferretdb-${p}`);
   mkdirSync(dir, { recursive: true });
@@ -86,12 +105,18 @@ export async function startFerret(bin: string, dataDir: string, port?: number): 
       "--log-level=warn",
     ],
     join(dataDir, `ferretdb-${p}.log`),
+    opts,
   );
   await waitForPort(p);
   return { url: `mongodb://127.0.0.1:${p}/`, port: p, child, stop: stopper(child) };
 }
 
-export async function startMongod(bin: string, dataDir: string, port?: number): Promise<RunningProcess> {
+export async function startMongod(
+  bin: string,
+  dataDir: string,
+  port?: number,
+  opts?: LaunchOptions,
+): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `mongod-${p}`);
   mkdirSync(dir, { recursive: true });
@@ -99,6 +124,7 @@ export async function startMongod(bin: string, dataDir: string, port?: number): 
     bin,
     ["--bind_ip", "127.0.0.1", "--port", String(p), "--dbpath", dir],
     join(dataDir, `mongod-${p}.log`),
+    opts,
   );
   await waitForPort(p);
   return { url: `mongodb://127.0.0.1:${p}/`, port: p, child, stop: stopper(child) };
