@@ -77,6 +77,7 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
       slot.tail.splice(0, Math.max(0, slot.tail.length - TAIL_LINES));
     });
     // "close", not "exit": the last stderr lines (the error worth printing) have arrived by then.
+    child.on("exit", () => killGroup(child));
     child.on("close", (code, signal) => {
       if (partial) slot.tail.push(partial);
       slot.child = undefined;
@@ -112,6 +113,18 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
   };
 }
 
+/**
+ * A service can leave helpers behind in its process group (tsx's esbuild service, when the service was
+ * killed before it finished loading); they go with it.
+ */
+function killGroup(child: ChildProcess) {
+  try {
+    if (child.pid) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // the group is already empty
+  }
+}
+
 function stopSlot(slot: Slot): Promise<void> {
   clearTimeout(slot.timer);
   const child = slot.child;
@@ -121,7 +134,7 @@ function stopSlot(slot: Slot): Promise<void> {
       say(`${slot.spec.label} did not stop within ${STOP_GRACE_MS} ms; killing it`);
       child.kill("SIGKILL");
     }, STOP_GRACE_MS);
-    child.once("exit", () => {
+    child.once("close", () => {
       clearTimeout(kill);
       resolve();
     });
