@@ -13,7 +13,10 @@ describe("launcher plan", () => {
   });
 
   it("with RAMP_REPLICAS=N runs N of each, gateways on consecutive ports, every health port distinct", () => {
-    const specs = planProcesses(launcherOptions({ PORT: "9000", RAMP_REPLICAS: "3", HEALTH_PORT: "9100" }), infra);
+    const specs = planProcesses(
+      launcherOptions({ PORT: "9000", RAMP_REPLICAS: "3", HEALTH_PORT: "9100" }),
+      infra,
+    );
     expect(specs).toHaveLength(3 * SERVICES.length);
     expect(specs.filter((s) => s.service === "orders").map((s) => s.label)).toEqual([
       "orders#1",
