@@ -2,7 +2,7 @@
 // Entry of `npm start` and `npm test` on a fresh clone: needs only Node and npm.
 // Installs pnpm into .tools when it is not on PATH, installs the workspace, then hands over to
 // scripts/start.ts or scripts/test.ts (which install nats-server / FerretDB if missing).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,4 +48,12 @@ if (!existsSync(marker) || statSync(lock).mtimeMs > statSync(marker).mtimeMs) {
   console.error("[bootstrap] installing dependencies");
   run(pnpm, ["install", "--frozen-lockfile"]);
 }
-run(pnpm, ["exec", "tsx", join("scripts", `${mode}.ts`), ...process.argv.slice(3)]);
+// `node --import tsx` keeps it one process (the tsx CLI would add a second that relays signals), and
+// signals are passed on rather than ending us first: the launcher drains the services and exits itself.
+const child = spawn(
+  process.execPath,
+  ["--import", "tsx", join("scripts", `${mode}.ts`), ...process.argv.slice(3)],
+  { cwd: root, stdio: "inherit" },
+);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

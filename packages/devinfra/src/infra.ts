@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
 import { createNatsCredentials, type NatsCredentials, natsNkeyEnv, natsSeedEnv } from "./nats-auth.ts";
-import { type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
+import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
 export const DATA_DIR = join(REPO_ROOT, ".data");
@@ -34,12 +34,18 @@ function dockerAnswers(): boolean {
 }
 
 /** A local MongoDB-wire database under `dataDir`: mongod when installed, else FerretDB (built if missing). */
-export async function startLocalDatabase(dataDir: string, port?: number): Promise<RunningProcess> {
+export async function startLocalDatabase(
+  dataDir: string,
+  port?: number,
+  launch: LaunchOptions = {},
+): Promise<RunningProcess> {
   const mongod = findMongod();
-  return mongod ? startMongod(mongod, dataDir, port) : startFerret(ensureFerretDb(TOOLS_DIR), dataDir, port);
+  return mongod
+    ? startMongod(mongod, dataDir, port, launch)
+    : startFerret(ensureFerretDb(TOOLS_DIR), dataDir, port, launch);
 }
 
-export interface InfraOptions {
+export interface InfraOptions extends LaunchOptions {
   dataDir?: string;
   natsPort?: number;
   mongoPort?: number;
@@ -60,7 +66,8 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
     };
   }
   const credentials = createNatsCredentials();
-  if (dockerAnswers()) {
+  // RAMP_INFRA=local skips Docker, so a test's launcher never touches a developer's compose stack.
+  if (env.RAMP_INFRA !== "local" && dockerAnswers()) {
     // The same NATS configuration as deploy/nats/nats.conf, published on 127.0.0.1 only.
     const publicKeys = Object.fromEntries(
       SERVICE_NAMES.map((s) => [natsNkeyEnv(s), credentials[s].publicKey]),
@@ -82,8 +89,12 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   }
   const dataDir = opts.dataDir ?? DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort, { credentials });
-  const db = await startLocalDatabase(dataDir, opts.mongoPort);
+  const launch = { detached: opts.detached ?? false };
+  const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort, {
+    credentials,
+    ...launch,
+  });
+  const db = await startLocalDatabase(dataDir, opts.mongoPort, launch);
   return {
     natsUrl: nats.url,
     mongoUrl: db.url,

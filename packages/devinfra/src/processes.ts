@@ -43,9 +43,17 @@ export async function waitForPort(port: number, timeoutMs = 30_000): Promise<voi
   throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
-function launch(bin: string, args: string[], logFile: string): ChildProcess {
+export interface LaunchOptions {
+  /**
+   * Own process group: a terminal's Ctrl-C then reaches only the launcher, which stops the services
+   * before the infrastructure they are draining into.
+   */
+  detached?: boolean;
+}
+
+function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
   const out = openSync(logFile, "a");
-  return spawn(bin, args, { stdio: ["ignore", out, out] });
+  return spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
 }
 
 function stopper(child: ChildProcess) {
@@ -58,7 +66,7 @@ function stopper(child: ChildProcess) {
     });
 }
 
-export interface NatsOptions {
+export interface NatsOptions extends LaunchOptions {
   /** Start with one user per service (permissions from contracts) and no anonymous access. */
   credentials?: NatsCredentials;
   /** Users beyond the services (tests only). */
@@ -85,12 +93,17 @@ export async function startNats(
     writeFileSync(conf, renderNatsConfig(config));
     args = ["-c", conf];
   }
-  const child = launch(bin, args, join(dataDir, `nats-${p}.log`));
+  const child = launch(bin, args, join(dataDir, `nats-${p}.log`), opts);
   await waitForPort(p);
   return { url: `nats://127.0.0.1:${p}`, port: p, child, stop: stopper(child) };
 }
 
-export async function startFerret(bin: string, dataDir: string, port?: number): Promise<RunningProcess> {
+export async function startFerret(
+  bin: string,
+  dataDir: string,
+  port?: number,
+  opts?: LaunchOptions,
+): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `ferretdb-${p}`);
   mkdirSync(dir, { recursive: true });
@@ -107,12 +120,18 @@ export async function startFerret(bin: string, dataDir: string, port?: number): 
       "--log-level=warn",
     ],
     join(dataDir, `ferretdb-${p}.log`),
+    opts,
   );
   await waitForPort(p);
   return { url: `mongodb://127.0.0.1:${p}/`, port: p, child, stop: stopper(child) };
 }
 
-export async function startMongod(bin: string, dataDir: string, port?: number): Promise<RunningProcess> {
+export async function startMongod(
+  bin: string,
+  dataDir: string,
+  port?: number,
+  opts?: LaunchOptions,
+): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `mongod-${p}`);
   mkdirSync(dir, { recursive: true });
@@ -120,6 +139,7 @@ export async function startMongod(bin: string, dataDir: string, port?: number): 
     bin,
     ["--bind_ip", "127.0.0.1", "--port", String(p), "--dbpath", dir],
     join(dataDir, `mongod-${p}.log`),
+    opts,
   );
   await waitForPort(p);
   return { url: `mongodb://127.0.0.1:${p}/`, port: p, child, stop: stopper(child) };

@@ -8,16 +8,52 @@ export class ConfigError extends Error {
  * Parses a service's environment once, failing fast with every offending variable named.
  * Tests pass an explicit env object instead of mutating process.env.
  */
-export function loadConfig<S extends z.ZodObject>(
+export function loadConfig<S extends z.ZodType<BaseConfig>>(
   schema: S,
   env: Record<string, string | undefined>,
+  sandboxPartsOf?: (config: z.infer<S>) => SandboxPart[],
 ): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
+  if (sandboxPartsOf) refuseSandboxParts(parsed.data, sandboxPartsOf(parsed.data));
   return Object.freeze(parsed.data);
+}
+
+/** A sandbox adapter or a development secret a service would run with, named by the variable that picks it. */
+export interface SandboxPart {
+  name: string;
+  reason: string;
+}
+
+/**
+ * Production mode (RAMP_SANDBOX=false) must never run on a sandbox adapter or a published development
+ * secret: either would look like it works while moving no real money or protecting nothing. Every
+ * offending part is named at once, so an operator fixes them in one pass instead of one per restart.
+ */
+export function refuseSandboxParts(config: { RAMP_SANDBOX: boolean }, parts: readonly SandboxPart[]): void {
+  if (config.RAMP_SANDBOX || parts.length === 0) return;
+  const lines = parts.map((p) => `  ${p.name}: ${p.reason}`);
+  throw new ConfigError(
+    `RAMP_SANDBOX=false refuses sandbox parts and default secrets, but these are in use:\n${lines.join("\n")}`,
+  );
+}
+
+/**
+ * The secret `name` as a sandbox part when it is unset or one of its published development values.
+ * The value itself never appears in the reason: it may be a real secret mistyped.
+ */
+export function defaultSecretPart(
+  name: string,
+  value: string | undefined,
+  publicValues: readonly string[],
+): SandboxPart[] {
+  if (value === undefined || value === "")
+    return [{ name, reason: "not set, so its development default is used" }];
+  if (publicValues.includes(value)) return [{ name, reason: "is a published development value" }];
+  return [];
 }
 
 export const envBool = (fallback: boolean) =>

@@ -28,6 +28,31 @@ export interface ServiceHandle<C extends BaseConfig> extends Stoppable {
   ready(): Promise<boolean>;
 }
 
+/** In-flight work (a webhook attempt, a rail call) gets this long to finish when a service stops. */
+const PART_STOP_MS = 10_000;
+/** A NATS drain or a database close gets this long before the connection is dropped instead. */
+const CLOSE_MS = 3_000;
+/** Past this the process exits anyway, so a stop always ends (well inside Kubernetes' default 30 s). */
+const STOP_DEADLINE_MS = 25_000;
+
+/** Waits for `work` at most `ms`; true when it finished, false (logged) when it failed or took too long. */
+async function bounded(log: Logger, what: string, ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  try {
+    const outcome = await Promise.race([work.then(() => "done" as const), timeout]);
+    if (outcome === "timeout") log.warn({ ms }, `${what} did not finish in time; going on`);
+    return outcome === "done";
+  } catch (err) {
+    log.error({ err }, `${what} failed`);
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Wires config → logger → NATS → Mongo → handlers and returns one stop() that drains in reverse order:
  * handlers finish in-flight work, NATS drains, Mongo closes.
@@ -73,9 +98,15 @@ export async function bootService<C extends BaseConfig>(
     deps,
     ready,
     async stop() {
-      for (const p of [...parts].reverse()) await p.stop().catch((err) => log.error({ err }, "stop failed"));
-      if (!nc.isClosed()) await nc.drain().catch(() => undefined);
-      await mongo.close();
+      // Each step is bounded: with NATS or the database gone, a drain or close would otherwise wait
+      // for a reconnect that never comes, and the process would hang past its orchestrator's patience.
+      for (const p of [...parts].reverse()) await bounded(log, "handler stop", PART_STOP_MS, p.stop());
+      if (!nc.isClosed()) {
+        const drained = await bounded(log, "nats drain", CLOSE_MS, nc.drain());
+        if (!drained) await nc.close().catch(() => undefined);
+      }
+      const closed = await bounded(log, "mongo close", CLOSE_MS, mongo.close());
+      if (!closed) void mongo.client.close(true).catch(() => undefined);
       health?.close();
       log.info("service stopped");
     },
@@ -84,13 +115,18 @@ export async function bootService<C extends BaseConfig>(
 
 /** The body of every main.ts: boot, then stop gracefully on SIGTERM/SIGINT, exit non-zero on a failed start. */
 export function runMain(name: string, start: () => Promise<Stoppable>): void {
-  start().then(
+  // Async wrapper: a config error thrown synchronously is reported like any failed start.
+  (async () => start())().then(
     (svc) => {
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
         stopping = true;
         process.stderr.write(`${name}: ${signal}, draining\n`);
+        setTimeout(() => {
+          process.stderr.write(`${name}: stop did not finish within ${STOP_DEADLINE_MS} ms; exiting\n`);
+          process.exit(1);
+        }, STOP_DEADLINE_MS).unref();
         svc.stop().then(
           () => process.exit(0),
           () => process.exit(1),

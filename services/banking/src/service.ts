@@ -2,12 +2,11 @@ import { Consumers, notFound, Rpc } from "@ramp/contracts";
 import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
 import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
+import { createAdapters } from "./adapters.ts";
 import { filterBanks, loadCatalogue } from "./catalogue/catalogue.ts";
-import type { BankingConfig } from "./config.ts";
-import { createSandboxIdentityProvider } from "./identity/identity-provider.ts";
+import { type BankingConfig, kycPepper } from "./config.ts";
 import { createKyc } from "./identity/kyc.ts";
 import { createPayouts } from "./payouts/payouts.ts";
-import { createSandboxRail } from "./rails/sandbox-rail.ts";
 import { createVirtualAccounts } from "./virtual-accounts/virtual-accounts.ts";
 
 const QUEUE = "banking";
@@ -15,14 +14,14 @@ const QUEUE = "banking";
 export async function startBanking(config: BankingConfig) {
   return bootService("banking", config, async ({ nc, js, db, log }) => {
     const banks = loadCatalogue();
-    const rail = createSandboxRail();
+    const { rail, identity } = createAdapters(config);
     const store = createAccountsStore(db);
     await store.init();
     const claims = createClaims(db);
     const virtualAccounts = createVirtualAccounts({ db, rail, js, claims, log });
     await virtualAccounts.init();
     const payouts = createPayouts({ db, rail, js, claims, log });
-    const kyc = createKyc({ db, provider: createSandboxIdentityProvider(), pepper: config.KYC_PEPPER });
+    const kyc = createKyc({ db, provider: identity, pepper: kycPepper(config) });
     const accountsDeps = {
       store,
       rail,

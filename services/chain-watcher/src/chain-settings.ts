@@ -16,10 +16,15 @@ export interface ChainSettings {
   family: ChainFamily;
   /** Undefined on `local` unless RPC_URL_<CHAIN> is set: the chain then runs on the sandbox adapter. */
   rpcUrl: string | undefined;
+  /** `RPC_URL_<CHAIN>=off`: the operator does not serve this chain at all (503 on use). */
+  disabled: boolean;
   /** The settlement stablecoin, address normalised; undefined when the network has none configured. */
   stablecoin: StablecoinDefault | undefined;
   confirmations: number;
 }
+
+/** The RPC_URL_<CHAIN> value that switches a chain off instead of pointing it at an endpoint. */
+export const CHAIN_OFF = "off";
 
 export function resolveChainSettings(config: ChainWatcherConfig): Record<Chain, ChainSettings> {
   const out = {} as Record<Chain, ChainSettings>;
@@ -30,11 +35,16 @@ export function resolveChainSettings(config: ChainWatcherConfig): Record<Chain, 
       throw new ConfigError(`STABLECOIN_${chain}: not a token address on ${chain}`);
     }
     const decimals = config[`STABLECOIN_DECIMALS_${chain}`] ?? defaults.stablecoin?.decimals ?? 6;
+    const rpcEnv = config[`RPC_URL_${chain}`];
+    const disabled = rpcEnv === CHAIN_OFF;
     out[chain] = {
       chain,
       family: chainFamily(chain),
+      disabled,
       // Only the environment may point a local chain at an RPC endpoint.
-      rpcUrl: config[`RPC_URL_${chain}`] ?? (config.CHAIN_NETWORK === "local" ? undefined : defaults.rpcUrl),
+      rpcUrl: disabled
+        ? undefined
+        : (rpcEnv ?? (config.CHAIN_NETWORK === "local" ? undefined : defaults.rpcUrl)),
       stablecoin: stableAddress ? { address: normalizeAddress(chain, stableAddress), decimals } : undefined,
       confirmations: Math.max(1, config[`CONFIRMATIONS_${chain}`] ?? defaults.confirmations),
     };

@@ -1,7 +1,8 @@
 import { CHAINS, type Chain } from "@ramp/contracts";
-import { BaseConfig, envInt, loadConfig } from "@ramp/runtime";
+import { BaseConfig, defaultSecretPart, envInt, loadConfig, type SandboxPart } from "@ramp/runtime";
 import { Mnemonic } from "ethers";
 import { z } from "zod";
+import { CHAIN_OFF, type ChainSettings, resolveChainSettings } from "./chain-settings.ts";
 import { NETWORKS } from "./networks.ts";
 
 /**
@@ -37,8 +38,8 @@ export const ChainWatcherConfig = BaseConfig.extend({
   EVM_LOG_CHUNK_BLOCKS: envInt(2_000),
   /** Blocks scanned back from the safe head when a chain has no cursor yet (first start). */
   EVM_START_LOOKBACK_BLOCKS: envInt(1_000),
-  /** USD per SOL, for pricing Solana token-account rent (DESIGN §5). */
-  SOL_USD_PRICE: Decimal.default("150"),
+  /** USD per SOL, for pricing Solana token-account rent; unset → the sandbox's fixed price. */
+  SOL_USD_PRICE: Decimal.optional(),
   /** Fixed USD prices of non-stablecoin tokens: `CHAIN:mint=price,...` (the documented PriceFeed table). */
   TOKEN_USD_PRICES: z.string().default(""),
   /** How non-stablecoin onramps are delivered: the sandbox swap provider (default in sandbox) or none. */
@@ -52,10 +53,12 @@ export const ChainWatcherConfig = BaseConfig.extend({
     // The value itself is never echoed: it is a secret.
     ctx.addIssue({ code: "custom", path: ["HD_MNEMONIC"], message: "is not a valid BIP-39 mnemonic" });
   }
-  if (!cfg.HD_MNEMONIC && !cfg.RAMP_SANDBOX) {
-    ctx.addIssue({ code: "custom", path: ["HD_MNEMONIC"], message: "is required when RAMP_SANDBOX=false" });
-  }
-  if (cfg.CHAIN_NETWORK === "mainnet" && (cfg.HD_MNEMONIC ?? DEV_MNEMONIC) === DEV_MNEMONIC) {
+  // Production mode names the dev mnemonic among its refused parts; this covers a sandbox on mainnet.
+  if (
+    cfg.RAMP_SANDBOX &&
+    cfg.CHAIN_NETWORK === "mainnet" &&
+    (cfg.HD_MNEMONIC ?? DEV_MNEMONIC) === DEV_MNEMONIC
+  ) {
     ctx.addIssue({
       code: "custom",
       path: ["HD_MNEMONIC"],
@@ -65,8 +68,40 @@ export const ChainWatcherConfig = BaseConfig.extend({
 });
 export type ChainWatcherConfig = z.infer<typeof ChainWatcherConfig>;
 
+/** Sandbox price of SOL; only production mode insists on an operator's figure. */
+const SANDBOX_SOL_USD_PRICE = "150";
+
+/** Everything chain-watcher would run on that production mode refuses. */
+export function chainWatcherSandboxParts(
+  config: ChainWatcherConfig,
+  settings: Record<Chain, ChainSettings>,
+): SandboxPart[] {
+  const parts = defaultSecretPart("HD_MNEMONIC", config.HD_MNEMONIC, [DEV_MNEMONIC]);
+  for (const s of Object.values(settings)) {
+    if (s.disabled || s.rpcUrl) continue;
+    parts.push({
+      name: `RPC_URL_${s.chain}`,
+      reason: `not set, so ${s.chain} would run on the sandbox chain adapter (set an endpoint, or "${CHAIN_OFF}" to switch the chain off)`,
+    });
+  }
+  if (config.SWAP_PROVIDER === "sandbox") {
+    parts.push({ name: "SWAP_PROVIDER", reason: `"sandbox" is the sandbox swap provider` });
+  }
+  if (!settings.SOLANA.disabled && config.SOL_USD_PRICE === undefined) {
+    parts.push({
+      name: "SOL_USD_PRICE",
+      reason: `not set, so Solana token-account rent is priced at the sandbox's fixed ${SANDBOX_SOL_USD_PRICE} USD`,
+    });
+  }
+  return parts;
+}
+
 export const loadChainWatcherConfig = (env: Record<string, string | undefined>) =>
-  loadConfig(ChainWatcherConfig, env);
+  loadConfig(ChainWatcherConfig, env, (c) => chainWatcherSandboxParts(c, resolveChainSettings(c)));
+
+export function solUsdPrice(config: ChainWatcherConfig): string {
+  return config.SOL_USD_PRICE ?? SANDBOX_SOL_USD_PRICE;
+}
 
 /** The custody seed in force: the configured one, else (sandbox only, enforced above) the dev mnemonic. */
 export function custodyMnemonic(config: ChainWatcherConfig): string {

@@ -4,7 +4,7 @@ import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
 import { buildChainRegistry } from "./chains/registry.ts";
-import { type ChainWatcherConfig, custodyMnemonic } from "./config.ts";
+import { type ChainWatcherConfig, custodyMnemonic, solUsdPrice } from "./config.ts";
 import { createDepositStore } from "./deposits/deposit-store.ts";
 import { createSandboxDeposit } from "./sandbox-deposit.ts";
 import { createSandboxSwapProvider } from "./swaps/swap-provider.ts";
@@ -57,7 +57,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       settings: (chain) => settings[chain],
       adapter: (chain) => registry.adapter(chain),
       swaps,
-      solUsdPrice: config.SOL_USD_PRICE,
+      solUsdPrice: solUsdPrice(config),
     });
 
     const parts: Stoppable[] = [{ stop: async () => registry.stop() }];

@@ -1,5 +1,8 @@
-import { BaseConfig, envBool, envInt, loadConfig } from "@ramp/runtime";
+import { BaseConfig, defaultSecretPart, envBool, envInt, loadConfig, type SandboxPart } from "@ramp/runtime";
 import { z } from "zod";
+
+/** Admin tokens published with the repository (docker-compose.yml's fallback): never valid in production. */
+const PUBLIC_ADMIN_TOKENS = ["change-me-please-0123456789"];
 
 export const GatewayConfig = BaseConfig.extend({
   PORT: envInt(8080),
@@ -11,4 +14,9 @@ export const GatewayConfig = BaseConfig.extend({
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
-export const loadGatewayConfig = (env: Record<string, string | undefined>) => loadConfig(GatewayConfig, env);
+/** The gateway has no adapters; only its admin token can be a development default. */
+export const gatewaySandboxParts = (config: GatewayConfig): SandboxPart[] =>
+  defaultSecretPart("ADMIN_TOKEN", config.ADMIN_TOKEN, PUBLIC_ADMIN_TOKENS);
+
+export const loadGatewayConfig = (env: Record<string, string | undefined>) =>
+  loadConfig(GatewayConfig, env, gatewaySandboxParts);

@@ -35,10 +35,14 @@ describe("secret encryption key", () => {
     expect(() => parseSecretKey("abcd")).toThrow(/32 bytes/);
   });
 
-  it("is required outside the sandbox, defaulted inside it", () => {
+  it("is refused unset or at its sandbox value in production mode, defaulted in the sandbox", () => {
     expect(() => loadWebhookDispatcherConfig({ ...base, RAMP_SANDBOX: "false" })).toThrow(
-      /WEBHOOK_SECRET_KEY: is required outside the sandbox/,
+      /RAMP_SANDBOX=false[\s\S]*WEBHOOK_SECRET_KEY: not set/,
     );
+    const sandboxKey = secretKeyOf(loadWebhookDispatcherConfig(base)).toString("hex");
+    expect(() =>
+      loadWebhookDispatcherConfig({ ...base, RAMP_SANDBOX: "false", WEBHOOK_SECRET_KEY: sandboxKey }),
+    ).toThrow(/WEBHOOK_SECRET_KEY: is a published development value/);
     expect(secretKeyOf(loadWebhookDispatcherConfig(base))).toHaveLength(32);
     const key = "cd".repeat(32);
     const prod = loadWebhookDispatcherConfig({ ...base, RAMP_SANDBOX: "false", WEBHOOK_SECRET_KEY: key });

@@ -1,4 +1,4 @@
-import { BaseConfig, envBool, envInt, loadConfig } from "@ramp/runtime";
+import { BaseConfig, defaultSecretPart, envBool, envInt, loadConfig, type SandboxPart } from "@ramp/runtime";
 import { z } from "zod";
 
 /** DESIGN §8: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -56,16 +56,8 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_POLL_MS: envInt(500),
 }).superRefine((c, ctx) => {
   const raw = c.WEBHOOK_SECRET_KEY;
-  if (raw === undefined || raw === "") {
-    if (!c.RAMP_SANDBOX) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["WEBHOOK_SECRET_KEY"],
-        message: "is required outside the sandbox",
-      });
-    }
-    return;
-  }
+  // Unset is the sandbox default; production mode refuses it with the other sandbox parts.
+  if (raw === undefined || raw === "") return;
   try {
     parseSecretKey(raw);
   } catch (err) {
@@ -74,8 +66,12 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
 });
 export type WebhookDispatcherConfig = z.infer<typeof WebhookDispatcherConfig>;
 
+/** The dispatcher has no adapters; only its encryption key can be a development default. */
+export const webhookDispatcherSandboxParts = (config: WebhookDispatcherConfig): SandboxPart[] =>
+  defaultSecretPart("WEBHOOK_SECRET_KEY", config.WEBHOOK_SECRET_KEY, [SANDBOX_SECRET_KEY]);
+
 export const loadWebhookDispatcherConfig = (env: Record<string, string | undefined>) =>
-  loadConfig(WebhookDispatcherConfig, env);
+  loadConfig(WebhookDispatcherConfig, env, webhookDispatcherSandboxParts);
 
 /** The encryption key in effect; config validation already guaranteed it parses. */
 export function secretKeyOf(config: WebhookDispatcherConfig): Buffer {

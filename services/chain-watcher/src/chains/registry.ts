@@ -40,8 +40,9 @@ const unavailableRuntime = (settings: ChainSettings, reason: string): ChainRunti
 });
 
 /**
- * Picks each chain's adapter: an RPC URL → the family's real adapter; none and RAMP_SANDBOX → the
- * sandbox adapter (no network); otherwise the chain is unavailable (503 on use, never a fake address).
+ * Picks each chain's adapter: switched off → unavailable; an RPC URL → the family's real adapter; none
+ * and RAMP_SANDBOX → the sandbox adapter (no network); otherwise the chain is unavailable (503 on use,
+ * never a fake address; production mode refuses to start in that case anyway).
  */
 export async function buildChainRegistry(
   config: ChainWatcherConfig,
@@ -89,6 +90,7 @@ async function buildOne(
   keyring: EvmKeyring,
 ): Promise<ChainRuntime> {
   const base = { chain: s.chain, settings: s, reason: undefined };
+  if (s.disabled) return unavailableRuntime(s, `switched off by RPC_URL_${s.chain}=off`);
   if (s.family === "evm") {
     const deriveAddress = async (i: number) => keyring.depositAddress(i);
     if (s.rpcUrl) {

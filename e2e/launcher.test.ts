@@ -1,0 +1,68 @@
+// `npm start`'s launcher as an operator meets it: fail fast, restart a crashed service, stop cleanly.
+import { eventually } from "@ramp/devinfra/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { isAlive, type LauncherRun, runLauncher } from "./support/launcher-process.ts";
+
+const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"];
+let run: LauncherRun | undefined;
+
+afterEach(() => {
+  // A failed assertion must not leave a stack running: kill whatever the launcher left behind.
+  if (!run) return;
+  run.child.kill("SIGKILL");
+  for (const pid of run.seen.keys()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  run = undefined;
+});
+
+async function expectNothingLeft(r: LauncherRun) {
+  const commands = [...r.seen.values()];
+  expect(commands.some((c) => c.includes("nats-server"))).toBe(true);
+  expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
+  for (const service of SERVICES) {
+    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(true);
+  }
+  const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
+  // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.
+  await eventually(() => (left().length === 0 ? true : undefined), 5_000).catch(() => undefined);
+  expect(left()).toEqual([]);
+}
+
+describe("npm start", () => {
+  it("fails fast with the gateway's own error when ADMIN_TOKEN is too short, leaving nothing running", async () => {
+    const started = Date.now();
+    run = await runLauncher({ ADMIN_TOKEN: "short" });
+    const code = await run.exited;
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(code).toBe(1);
+    expect(run.stderr()).toMatch(/gateway exited while starting/);
+    expect(run.stderr()).toMatch(/ADMIN_TOKEN must be at least 16 characters/);
+    await expectNothingLeft(run);
+  });
+
+  it("restarts a killed service, then drains all six on Ctrl-C and leaves nothing running", async () => {
+    const r = await runLauncher({});
+    run = r;
+    const banner = await eventually(() => /Sandbox key:\s+(\S+)/.exec(r.stdout())?.[1], 150_000, 250);
+    const rate = () =>
+      fetch(`http://127.0.0.1:${r.port}/pub/v2/rate?currency=NGN`, { headers: { "x-api-key": banner } });
+    expect((await rate()).status).toBe(200);
+
+    const pricing = r.livePid("services/pricing/src/main.ts")!;
+    process.kill(pricing, "SIGKILL");
+    await eventually(() =>
+      /pricing exited \(signal SIGKILL\); restart 1\//.test(r.stderr()) ? true : undefined,
+    );
+    await eventually(async () => ((await rate()).status === 200 ? true : undefined), 60_000, 250);
+    expect(r.livePid("services/pricing/src/main.ts")).not.toBe(pricing);
+
+    r.child.kill("SIGINT");
+    expect(await r.exited).toBe(0);
+    const stopped = r
+      .stdout()
+      .split("\n")
+      .filter((l) => l.includes('"msg":"service stopped"'))
+      .map((l) => (JSON.parse(l) as { service: string }).service);
+    expect(new Set(stopped)).toEqual(new Set(SERVICES));
+    await expectNothingLeft(r);
+  }, 240_000);
+});

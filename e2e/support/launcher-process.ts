@@ -1,0 +1,109 @@
+// Runs `npm start`'s launcher as a real process for e2e/launcher.test.ts and watches its process tree.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort, REPO_ROOT } from "@ramp/devinfra";
+import { inject } from "vitest";
+
+/** Every process whose ancestry leads to `root`, read from /proc (Linux). */
+function descendants(root: number): Map<number, string> {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Fields after the parenthesised command name: state, ppid, …
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parentOf.set(pid, ppid);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const found = new Map<number, string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid] of parentOf) {
+      if (found.has(pid) || (ppid !== root && !found.has(ppid))) continue;
+      try {
+        found.set(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "));
+        grew = true;
+      } catch {
+        // ended
+      }
+    }
+  }
+  return found;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface LauncherRun {
+  child: ChildProcess;
+  port: number;
+  stdout(): string;
+  stderr(): string;
+  /** Every descendant seen so far (pid → command line), including ones that have ended since. */
+  seen: Map<number, string>;
+  /** Resolves with the exit code (or signal name) when the launcher ends. */
+  exited: Promise<number | string>;
+  /** The live descendant whose command line contains `needle`. */
+  livePid(needle: string): number | undefined;
+}
+
+export async function runLauncher(env: Record<string, string>): Promise<LauncherRun> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(inject("testDataDir"), "launcher-"));
+  const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "start.ts")], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      RAMP_INFRA: "local",
+      RAMP_DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: "info",
+      ...env,
+    },
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  const seen = new Map<number, string>();
+  const watch = setInterval(() => {
+    // An exited, unreaped process reads as an empty command line; keep what it was.
+    for (const [pid, cmd] of descendants(child.pid!)) if (cmd) seen.set(pid, cmd);
+  }, 200);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once("exit", (code, signal) => {
+      clearInterval(watch);
+      resolve(code ?? signal ?? "unknown");
+    });
+  });
+  return {
+    child,
+    port,
+    stdout: () => out,
+    stderr: () => err,
+    seen,
+    exited,
+    livePid(needle) {
+      for (const [pid, cmd] of descendants(child.pid!)) if (cmd.includes(needle)) return pid;
+      return undefined;
+    },
+  };
+}
