@@ -17,8 +17,10 @@ export const QuoteRequest = z
   })
   .superRefine((body, ctx) => {
     checkAmounts(body, ctx);
-    if (body.type === "ON_RAMP" && body.chain === undefined)
+    if (body.type === "ON_RAMP" && body.chain === undefined) {
       ctx.addIssue({ code: "custom", message: "should not be empty", path: ["chain"] });
+      return;
+    }
     const chain = quoteChain(body);
     if (!isChainMint(chain, body.mint))
       ctx.addIssue({ code: "custom", message: `must be a ${chain} token address`, path: ["mint"] });

@@ -18,6 +18,7 @@ export async function listTransactions(
   const last = page.at(-1);
   return {
     data: page.map(toDto),
-    nextCursor: docs.length > req.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : "",
+    nextCursor:
+      docs.length > req.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : "",
   };
 }

@@ -38,7 +38,12 @@ export interface OrdersStore {
    * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
    * descending), strictly after `after`. The list and the CSV export page through this.
    */
-  page(businessId: string, filter: TransactionFilter, after: ListPosition | null, limit: number): Promise<OrderDoc[]>;
+  page(
+    businessId: string,
+    filter: TransactionFilter,
+    after: ListPosition | null,
+    limit: number,
+  ): Promise<OrderDoc[]>;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
