@@ -73,7 +73,7 @@ export function baseDoc(
   };
 }
 
-/** The order's numbers (from its quote, or priced now) and its end user (BVN, spec rule 5). */
+/** The order's numbers (from its quote, or priced now) and its end user, verified when a BVN is given. */
 async function verifyAndPrice(
   deps: CreateDeps,
   caller: Caller,
