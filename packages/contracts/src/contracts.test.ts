@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isChainAddress, isChainMint, normalizeAddress } from "./addresses.ts";
 import { decimalPlaces } from "./decimals.ts";
+import { QuoteRequest } from "./http/quotes.ts";
+import { TransactionListQuery } from "./http/transaction-list.ts";
 import { OfframpRequest, OnrampRequest } from "./http/transactions.ts";
 import { UpdateWebhookRequest } from "./http/webhooks.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -61,6 +63,31 @@ describe("request schemas and NestJS-style messages", () => {
     });
     expect(r.success || formatIssues(r.error.issues)).toEqual(["mint must be a SOLANA token address"]);
   });
+  it("an order takes quoteId or an amount, never both", () => {
+    expect(OnrampRequest.safeParse({ ...onramp, quoteId: "q" }).success).toBe(true);
+    const both = OnrampRequest.safeParse({ ...onramp, quoteId: "q", fiatAmount: 2 });
+    expect(both.success || formatIssues(both.error.issues)).toEqual([
+      "quoteId must not be given together with amount or fiatAmount",
+    ]);
+  });
+  it("a quote names its onramp chain; an offramp quote defaults to SOLANA", () => {
+    const on = QuoteRequest.safeParse({ type: "ON_RAMP", currency: "NGN", mint: onramp.mint, amount: 1 });
+    expect(on.success || formatIssues(on.error.issues)).toEqual(["chain should not be empty"]);
+    const off = QuoteRequest.safeParse({ type: "OFF_RAMP", currency: "NGN", mint: onramp.mint, amount: 1 });
+    expect(off.success || formatIssues(off.error.issues)).toEqual(["mint must be a SOLANA token address"]);
+  });
+  it("list query: limit 1–100 defaulting to 20, ISO date-times, nothing else", () => {
+    expect(TransactionListQuery.parse({})).toEqual({ limit: 20 });
+    expect(TransactionListQuery.parse({ limit: "100", from: "2026-01-02T03:04:05.678Z" })).toMatchObject({
+      limit: 100,
+    });
+    const bad = TransactionListQuery.safeParse({ limit: "101", to: "2026-01-02", x: "1" });
+    expect(bad.success || formatIssues(bad.error.issues)).toEqual([
+      "to must be an ISO 8601 date-time",
+      "limit must not be greater than 100",
+      "property x should not exist",
+    ]);
+  });
   it("webhook update: empty string clears, neither field is an error", () => {
     expect(UpdateWebhookRequest.safeParse({ rampWebhookURL: "" }).success).toBe(true);
     expect(UpdateWebhookRequest.safeParse({}).success).toBe(false);
@@ -81,8 +108,14 @@ describe("OpenAPI", () => {
         "/pub/v2/onramp",
         "/pub/v2/offramp",
         "/pub/v2/transaction/{id}",
+        "/pub/v2/transactions",
+        "/pub/v2/transactions/export",
+        "/pub/v2/quote",
       ]),
     );
+    expect(
+      Object.keys(doc.paths?.["/pub/v2/transactions/export"]?.get?.responses?.["200"]?.content ?? {}),
+    ).toEqual(["text/csv; charset=utf-8"]);
     expect(doc.components?.securitySchemes?.apiKey).toMatchObject({
       type: "apiKey",
       in: "header",

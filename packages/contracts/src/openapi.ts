@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
-import type { z } from "zod";
+import { z } from "zod";
 import { ErrorBody } from "./errors.ts";
 import {
   BankAccountDto,
@@ -10,7 +10,9 @@ import {
   RegisterBankAccountRequest,
 } from "./http/banks.ts";
 import { CreatePaymentRequest, PaymentDto } from "./http/payments.ts";
+import { QuoteDto, QuoteRequest } from "./http/quotes.ts";
 import { RateQuery, RatesDto } from "./http/rates.ts";
+import { TransactionExportQuery, TransactionListQuery, TransactionPage } from "./http/transaction-list.ts";
 import { OfframpRequest, OnrampRequest, TransactionDto, TransactionParams } from "./http/transactions.ts";
 import {
   DeliveriesQuery,
@@ -29,7 +31,8 @@ interface Route {
   query?: z.ZodObject;
   params?: z.ZodObject;
   body?: z.ZodType;
-  ok: { status: number; schema: z.ZodType };
+  /** `contentType` defaults to JSON; the CSV export names its own. */
+  ok: { status: number; schema: z.ZodType; contentType?: string };
   errors: number[];
   auth?: boolean;
 }
@@ -87,11 +90,19 @@ export const publicRoutes: Route[] = [
   },
   {
     method: "post",
+    path: "/pub/v2/quote",
+    summary: "Lock a rate and amounts for an order (give its id as quoteId)",
+    body: QuoteRequest,
+    ok: { status: 201, schema: QuoteDto },
+    errors: [400, 401, 404],
+  },
+  {
+    method: "post",
     path: "/pub/v2/onramp",
     summary: "Create an onramp order",
     body: OnrampRequest,
     ok: { status: 201, schema: TransactionDto },
-    errors: [400, 401],
+    errors: [400, 401, 404],
   },
   {
     method: "post",
@@ -108,6 +119,26 @@ export const publicRoutes: Route[] = [
     params: TransactionParams,
     ok: { status: 200, schema: TransactionDto },
     errors: [400, 401, 404],
+  },
+  {
+    method: "get",
+    path: "/pub/v2/transactions",
+    summary: "List orders, newest first, one page after cursor",
+    query: TransactionListQuery,
+    ok: { status: 200, schema: TransactionPage },
+    errors: [400, 401],
+  },
+  {
+    method: "get",
+    path: "/pub/v2/transactions/export",
+    summary: "Every matching order as CSV (Transaction fields, then userExternalId), streamed",
+    query: TransactionExportQuery,
+    ok: {
+      status: 200,
+      schema: z.string().meta({ description: "RFC 4180 CSV with a header row" }),
+      contentType: "text/csv; charset=utf-8",
+    },
+    errors: [400, 401],
   },
   {
     method: "post",
@@ -159,15 +190,13 @@ export function buildOpenApiDocument(serverUrl = "/") {
     name: "x-api-key",
   });
   for (const route of publicRoutes) {
-    const responses: Record<
-      string,
-      { description: string; content: { "application/json": { schema: z.ZodType } } }
-    > = {
-      [route.ok.status]: {
-        description: "Success",
-        content: { "application/json": { schema: route.ok.schema } },
-      },
-    };
+    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> =
+      {
+        [route.ok.status]: {
+          description: "Success",
+          content: { [route.ok.contentType ?? "application/json"]: { schema: route.ok.schema } },
+        },
+      };
     for (const status of [...route.errors, 429, 503]) {
       responses[status] = {
         description: errorText[status] ?? "Error",

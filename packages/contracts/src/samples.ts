@@ -30,6 +30,7 @@ export function sampleTransaction(overrides: Partial<TransactionDto> = {}): Tran
     bank: "Sandbox Bank",
     fee: 0,
     chain: "SOLANA",
+    userExternalId: "",
     ...overrides,
   };
 }

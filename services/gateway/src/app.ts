@@ -13,7 +13,9 @@ import { notFoundHandler, onError } from "./errors.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { publicBankList, publicRoutes } from "./routes/public.ts";
+import { quoteRoutes } from "./routes/quotes.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
+import { transactionRoutes } from "./routes/transactions.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -72,6 +74,8 @@ export function createApp(deps: AppDeps) {
   });
   app.use("/pub/v2/*", auth, limit);
   app.route("/pub/v2", publicRoutes(deps.nc));
+  app.route("/pub/v2", transactionRoutes(deps.nc));
+  app.route("/pub/v2", quoteRoutes(deps.nc));
 
   if (deps.config.RAMP_SANDBOX) {
     app.use("/sandbox/v2/*", auth, limit);

@@ -15,6 +15,8 @@ export const OrdersConfig = BaseConfig.extend({
   PAYMENT_TTL_SECONDS: envInt(259_200),
   PAYMENT_FEE_BPS: envInt(100),
   EXPIRY_SWEEP_MS: envInt(5_000),
+  /** How long a quote's locked rate and amounts can be turned into an order. */
+  QUOTE_TTL_SECONDS: envInt(60),
   VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),
 });
 export type OrdersConfig = z.infer<typeof OrdersConfig>;

@@ -5,10 +5,13 @@ import type { OrdersConfig } from "./config.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
 import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
+import { listTransactions } from "./orders/list-transactions.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
 import { createReceivedFunds } from "./orders/received-funds.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
+import { createQuote } from "./quotes/locked-quotes.ts";
+import { createQuoteStore } from "./quotes/quote-store.ts";
 
 const QUEUE = "orders";
 
@@ -20,7 +23,8 @@ export async function startOrders(config: OrdersConfig) {
     const payments = createPayments({ db, nc, js, claims, log, config });
     const funds = createReceivedFunds(db);
     const lifecycle = createLifecycle({ nc, store, payments, funds, log });
-    const createDeps = { nc, store, config };
+    const quotes = createQuoteStore({ db, claims });
+    const createDeps = { nc, store, quotes, config };
 
     const parts = [
       serveRpc(nc, Rpc.onrampCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
@@ -37,6 +41,12 @@ export async function startOrders(config: OrdersConfig) {
         const order = await store.getForBusiness(id, businessId);
         if (!order) throw notFound("Transaction not found");
         return toDto(order);
+      }),
+      serveRpc(nc, Rpc.transactionList, QUEUE, log, (req) => listTransactions(store, req)),
+      serveRpc(nc, Rpc.quoteCreate, QUEUE, log, async ({ businessId, body }, ctx) => {
+        const quote = await createQuote(createDeps, businessId, body, ctx.trace);
+        ctx.log.info({ quoteId: quote.id, type: quote.type }, "quote created");
+        return quote;
       }),
       serveRpc(nc, Rpc.paymentCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
         const payment = await payments.create({ businessId, apiKeyId }, body, ctx.trace);

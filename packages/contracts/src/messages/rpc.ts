@@ -3,7 +3,9 @@ import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
 import { CreatePaymentRequest, PaymentDto } from "../http/payments.ts";
+import { QuoteDto, QuoteRequest } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
+import { TransactionFilter, TransactionPage } from "../http/transaction-list.ts";
 import { OfframpRequest, OnrampRequest, TransactionDto } from "../http/transactions.ts";
 import {
   DeliveryAttemptDto,
@@ -28,6 +30,9 @@ const BusinessScoped = { businessId: z.string() };
 /** Who is calling, for orders that must know which key's webhook config applies. */
 const Caller = { businessId: z.string(), apiKeyId: z.string() };
 const Ok = z.object({ ok: z.literal(true) });
+
+/** Largest page one list reply carries: about 0.5 KB per order keeps a reply well under NATS's 1 MB. */
+export const TRANSACTION_LIST_RPC_MAX = 500;
 
 export const VirtualAccount = z.object({
   accountNumber: z.string(),
@@ -115,6 +120,21 @@ export const Rpc = {
     z.object({ ...BusinessScoped, id: z.string() }),
     TransactionDto,
   ),
+  /**
+   * One page of the business's orders, newest first, after `cursor`. The public list pages by at most
+   * 100; the CSV export walks the same keyset with larger pages, each one reply (bounded by `limit`).
+   */
+  transactionList: rpc(
+    "ramp.orders.transaction.list",
+    z.object({
+      ...BusinessScoped,
+      filter: TransactionFilter,
+      limit: z.number().int().min(1).max(TRANSACTION_LIST_RPC_MAX),
+      cursor: z.string().optional(),
+    }),
+    TransactionPage,
+  ),
+  quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteRequest }), QuoteDto),
   paymentCreate: rpc(
     "ramp.orders.payment.create",
     z.object({ ...Caller, body: CreatePaymentRequest }),
@@ -141,11 +161,17 @@ export const Rpc = {
   /**
    * What orders needs to price a token on a chain: its decimals, whether it is the chain's settlement
    * stablecoin, its USD price (1 for the stablecoin; the swap/price adapter otherwise) and, with a
-   * recipient, the USD cost of preparing that recipient (Solana token-account rent, else 0).
+   * recipient (or `newRecipient`), the USD cost of preparing it (Solana token-account rent, else 0).
    */
   tokenInfo: rpc(
     "ramp.chain.token.info",
-    z.object({ chain: Chain, mint: z.string(), recipient: z.string().optional() }),
+    z.object({
+      chain: Chain,
+      mint: z.string(),
+      recipient: z.string().optional(),
+      /** Without a recipient (a quote): price the setup a recipient that never held `mint` needs. */
+      newRecipient: z.boolean().optional(),
+    }),
     z.object({
       decimals: z.number().int(),
       stablecoin: z.boolean(),

@@ -60,7 +60,8 @@ export interface ChainAdapter {
   tokenDecimals(mint: string): Promise<number>;
   /**
    * Solana only: the rent (in SOL, decimal string) a first transfer to `recipient` would pay to create
-   * its token account for `mint`, or "0" when the account exists. Other chains answer "0".
+   * its token account for `mint`, or "0" when the account exists; with `null`, the rent a recipient that
+   * never held `mint` would pay (a quote, priced before its recipient is known). Other chains answer "0".
    */
-  recipientSetupCost(recipient: string, mint: string): Promise<string>;
+  recipientSetupCost(recipient: string | null, mint: string): Promise<string>;
 }

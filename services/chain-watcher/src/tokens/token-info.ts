@@ -36,7 +36,7 @@ export interface TokenInfoDeps {
 
 export function createTokenInfo(deps: TokenInfoDeps) {
   return async function tokenInfo(req: TokenInfoRequest): Promise<TokenInfo> {
-    const { chain, mint, recipient } = req;
+    const { chain, mint, recipient, newRecipient } = req;
     if (!isChainMint(chain, mint)) throw badRequest(`mint must be a token address on ${chain}`);
     if (recipient !== undefined && !isChainAddress(chain, recipient)) {
       throw badRequest(`recipient must be an address on ${chain}`);
@@ -53,8 +53,8 @@ export function createTokenInfo(deps: TokenInfoDeps) {
       throw unavailable(`${chain} is unavailable`);
     });
     let setupCostUsd = "0";
-    if (recipient !== undefined) {
-      const cost = new Decimal(await adapter.recipientSetupCost(recipient, mint));
+    if (recipient !== undefined || newRecipient) {
+      const cost = new Decimal(await adapter.recipientSetupCost(recipient ?? null, mint));
       // Only Solana has a setup cost, and it is in SOL (DESIGN §5).
       if (!cost.isZero() && chain === "SOLANA") {
         setupCostUsd = cost.mul(deps.solUsdPrice).toDecimalPlaces(USD_DP, Decimal.ROUND_UP).toFixed();

@@ -88,6 +88,8 @@ describe("Solana delivery on LiteSVM", () => {
     expect(await tokenBalance(recipient)).toBe(12_345_678n);
     expect(await tokenBalance(treasury.publicKey)).toBe(1_000_000_000n - 12_345_678n);
     expect(await adapter.recipientSetupCost(recipient.toBase58(), mintAddress)).toBe("0");
+    // A quote has no recipient yet: it is priced for one that never held the token.
+    expect(await adapter.recipientSetupCost(null, mintAddress)).toBe("0.00203928");
 
     // Re-broadcasting the same bytes after a "crash" moves nothing more.
     await adapter.broadcast(prepared);

@@ -10,13 +10,17 @@ import {
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
-import { checkOrderBounds, type Quote, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
+import { quotedPricing, usingQuote } from "../quotes/locked-quotes.ts";
+import type { QuoteDoc, QuoteStore } from "../quotes/quote-store.ts";
+import type { Quote } from "../quotes/quotes.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
+import { type Pricing, priceOrder } from "./price-order.ts";
 
 export interface CreateDeps {
   nc: NatsConnection;
   store: OrdersStore;
+  quotes: QuoteStore;
   config: OrdersConfig;
 }
 
@@ -24,8 +28,6 @@ interface Caller {
   businessId: string;
   apiKeyId: string;
 }
-
-const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
 
 export function baseDoc(
   caller: { businessId: string; apiKeyId: string | null },
@@ -71,68 +73,24 @@ export function baseDoc(
   };
 }
 
-type Pricing = Pick<
-  OrderDoc,
-  | "amount"
-  | "fiatAmount"
-  | "usdcAmount"
-  | "rate"
-  | "fee"
-  | "usdPrice"
-  | "decimals"
-  | "setupCostUsd"
-  | "userId"
->;
-
-/**
- * What both directions do before anything is stored: BVN (spec §4.5 rule 5), the token's decimals and
- * price, the business's rate for the direction, the quote of DESIGN §5 and the order bounds.
- */
+/** The order's numbers (from its quote, or priced now) and its end user, verified when a BVN is given. */
 async function verifyAndPrice(
   deps: CreateDeps,
   caller: Caller,
   body: OnrampRequest | OfframpRequest,
   trace: TraceContext,
-): Promise<Pricing> {
-  const { nc, config } = deps;
+): Promise<{ pricing: Pricing & { userId: string | null }; quote: QuoteDoc | null }> {
+  const { nc } = deps;
   const onramp = "recipient" in body;
+  const terms = { ...body, type: onramp ? ("ON_RAMP" as const) : ("OFF_RAMP" as const) };
+  const quoted = body.quoteId
+    ? await quotedPricing(deps.quotes, caller.businessId, { ...terms, quoteId: body.quoteId })
+    : null;
   const kyc = body.bvn
     ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
     : null;
-  const token = await callRpc(
-    nc,
-    Rpc.tokenInfo,
-    { chain: body.chain, mint: body.mint, ...(onramp ? { recipient: body.recipient } : {}) },
-    trace,
-  );
-  const rates = await callRpc(
-    nc,
-    Rpc.ratesGet,
-    { businessId: caller.businessId, currency: body.currency },
-    trace,
-  );
-  const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
-  const fee = String(body.businessUSDCFee ?? 0);
-  const input = {
-    amount: opt(body.amount),
-    fiatAmount: opt(body.fiatAmount),
-    rate,
-    fee,
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
-    setupCostUsd: onramp ? token.setupCostUsd : "0",
-  };
-  const quote = onramp ? quoteOnramp(input) : quoteOfframp(input);
-  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
-  return {
-    ...toStored(quote),
-    rate,
-    fee,
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
-    setupCostUsd: input.setupCostUsd,
-    userId: kyc?.userId ?? null,
-  };
+  const pricing = quoted?.pricing ?? (await priceOrder(deps, caller.businessId, terms, trace));
+  return { pricing: { ...pricing, userId: kyc?.userId ?? null }, quote: quoted?.quote ?? null };
 }
 
 /**
@@ -152,30 +110,32 @@ export async function createOfframp(
     { bankCode: body.bankCode, accountNumber: body.accountNumber },
     trace,
   );
-  const pricing = await verifyAndPrice(deps, caller, body, trace);
+  const { pricing, quote } = await verifyAndPrice(deps, caller, body, trace);
   const base = baseDoc(caller, body.chain, body.mint);
-  const { address } = await callRpc(
-    nc,
-    Rpc.addressAllocate,
-    { chain: body.chain, purpose: "offramp", ref: base._id.toHexString(), mints: [base.mintKey] },
-    trace,
-  );
-  const doc: OrderDoc = {
-    ...base,
-    transactionType: "OFF_RAMP",
-    currency: body.currency,
-    recipient: "",
-    ...pricing,
-    address,
-    accountNumber: body.accountNumber,
-    accountName: account.accountName,
-    bank: account.bankName,
-    bankCode: body.bankCode,
-    webhookURL: body.webhookURL ?? null,
-    description: body.description ?? null,
-  };
-  await store.insert(doc);
-  return toDto(doc);
+  return usingQuote(deps.quotes, quote, base._id, async () => {
+    const { address } = await callRpc(
+      nc,
+      Rpc.addressAllocate,
+      { chain: body.chain, purpose: "offramp", ref: base._id.toHexString(), mints: [base.mintKey] },
+      trace,
+    );
+    const doc: OrderDoc = {
+      ...base,
+      transactionType: "OFF_RAMP",
+      currency: body.currency,
+      recipient: "",
+      ...pricing,
+      address,
+      accountNumber: body.accountNumber,
+      accountName: account.accountName,
+      bank: account.bankName,
+      bankCode: body.bankCode,
+      webhookURL: body.webhookURL ?? null,
+      description: body.description ?? null,
+    };
+    await store.insert(doc);
+    return toDto(doc);
+  });
 }
 
 /**
@@ -189,32 +149,34 @@ export async function createOnramp(
   trace: TraceContext,
 ): Promise<TransactionDto> {
   const { nc, store, config } = deps;
-  const pricing = await verifyAndPrice(deps, caller, body, trace);
+  const { pricing, quote } = await verifyAndPrice(deps, caller, body, trace);
   const base = baseDoc(caller, body.chain, body.mint);
-  const va = await callRpc(
-    nc,
-    Rpc.virtualAccountOpen,
-    {
-      ref: base._id.toHexString(),
+  return usingQuote(deps.quotes, quote, base._id, async () => {
+    const va = await callRpc(
+      nc,
+      Rpc.virtualAccountOpen,
+      {
+        ref: base._id.toHexString(),
+        currency: body.currency,
+        fiatAmount: pricing.fiatAmount,
+        holder: config.VIRTUAL_ACCOUNT_HOLDER,
+      },
+      trace,
+    );
+    const doc: OrderDoc = {
+      ...base,
+      transactionType: "ON_RAMP",
       currency: body.currency,
-      fiatAmount: pricing.fiatAmount,
-      holder: config.VIRTUAL_ACCOUNT_HOLDER,
-    },
-    trace,
-  );
-  const doc: OrderDoc = {
-    ...base,
-    transactionType: "ON_RAMP",
-    currency: body.currency,
-    recipient: body.recipient,
-    ...pricing,
-    accountNumber: va.accountNumber,
-    accountName: va.accountName,
-    bank: va.bank,
-    webhookURL: body.webhookURL ?? null,
-    userExternalId: body.userExternalId ?? null,
-    expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
-  };
-  await store.insert(doc);
-  return toDto(doc);
+      recipient: body.recipient,
+      ...pricing,
+      accountNumber: va.accountNumber,
+      accountName: va.accountName,
+      bank: va.bank,
+      webhookURL: body.webhookURL ?? null,
+      userExternalId: body.userExternalId ?? null,
+      expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
+    };
+    await store.insert(doc);
+    return toDto(doc);
+  });
 }

@@ -44,9 +44,10 @@ export interface OrderDoc {
   outbox: OutboxEntry[];
 }
 
-const num = (v: string) => new Decimal(v).toNumber();
+/** A stored decimal string as the JSON number replies carry. */
+export const num = (v: string) => new Decimal(v).toNumber();
 
-/** The public Transaction (spec §2.5): every field present, unknowns as "". */
+/** The public Transaction: every field present, unknowns as "". */
 export function toDto(o: OrderDoc): TransactionDto {
   return {
     id: o._id.toHexString(),
@@ -68,5 +69,6 @@ export function toDto(o: OrderDoc): TransactionDto {
     bank: o.bank,
     fee: num(o.fee),
     chain: o.chain,
+    userExternalId: o.userExternalId ?? "",
   };
 }

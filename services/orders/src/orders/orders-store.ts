@@ -1,5 +1,5 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { Events, type OrderStatus } from "@ramp/contracts";
+import { Events, type OrderStatus, type TransactionFilter } from "@ramp/contracts";
 import {
   type Claims,
   createStateStore,
@@ -9,7 +9,8 @@ import {
   type Stoppable,
   type TraceContext,
 } from "@ramp/runtime";
-import { type Db, ObjectId } from "mongodb";
+import { type Db, type Filter, ObjectId } from "mongodb";
+import type { ListPosition } from "./list-cursor.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 
 export interface OrderMove {
@@ -33,6 +34,16 @@ export interface OrdersStore {
   insert(doc: OrderDoc): Promise<boolean>;
   get(id: string | ObjectId): Promise<OrderDoc | null>;
   getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
+  /**
+   * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
+   * descending), strictly after `after`. The list and the CSV export page through this.
+   */
+  page(
+    businessId: string,
+    filter: TransactionFilter,
+    after: ListPosition | null,
+    limit: number,
+  ): Promise<OrderDoc[]>;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
@@ -59,7 +70,15 @@ export function createOrdersStore(deps: {
 
   return {
     async init() {
-      await col.createIndex({ businessId: 1, createdAt: -1 });
+      // One index for the list and export, whatever filters they get. Its prefix (business, then the
+      // keyset createdAt/_id descending) serves the sort and the from/to range, so a page is a bounded
+      // index walk starting at its cursor with no in-memory sort. The optional equality filters follow
+      // the keyset rather than lead it: leading with them would need an index per combination (16),
+      // while trailing they are checked on the index keys before any document is fetched.
+      await col.createIndex(
+        { businessId: 1, createdAt: -1, _id: -1, transactionType: 1, status: 1, chain: 1, currency: 1 },
+        { name: "business_list" },
+      );
       await col.createIndex({ status: 1, expiresAt: 1 });
     },
     insert: (doc) => states.insert(doc),
@@ -97,6 +116,24 @@ export function createOrdersStore(deps: {
           "order status changed",
         );
       return moved;
+    },
+    async page(businessId, filter, after, limit) {
+      const query: Filter<OrderDoc> = { businessId };
+      if (filter.type) query.transactionType = filter.type;
+      if (filter.status) query.status = filter.status;
+      if (filter.chain) query.chain = filter.chain;
+      if (filter.currency) query.currency = filter.currency;
+      if (filter.from || filter.to)
+        query.createdAt = {
+          ...(filter.from ? { $gte: new Date(filter.from) } : {}),
+          ...(filter.to ? { $lt: new Date(filter.to) } : {}),
+        };
+      if (after)
+        query.$or = [
+          { createdAt: { $lt: after.createdAt } },
+          { createdAt: after.createdAt, _id: { $lt: after.id } },
+        ];
+      return col.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
     },
     claimExit: (id, from, to, cause) => states.claimExit(id, from, to, cause),
     async dueForExpiry(now, limit) {

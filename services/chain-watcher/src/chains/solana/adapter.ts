@@ -206,9 +206,11 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & 
     return (await lookup(signature)) ?? "failed";
   }
 
-  async function recipientSetupCost(recipient: string, mint: string): Promise<string> {
-    const ata = ataOf(publicKey(recipient, "recipient"), publicKey(mint, "mint"));
-    if (await rpc.getAccountInfo(ata, commitment)) return "0";
+  async function recipientSetupCost(recipient: string | null, mint: string): Promise<string> {
+    if (recipient !== null) {
+      const ata = ataOf(publicKey(recipient, "recipient"), publicKey(mint, "mint"));
+      if (await rpc.getAccountInfo(ata, commitment)) return "0";
+    }
     const lamports = await rpc.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE, commitment);
     return formatUnits(BigInt(lamports), LAMPORTS_DECIMALS);
   }

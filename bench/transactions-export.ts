@@ -1,0 +1,138 @@
+/**
+ * Memory of the CSV export: inserts BENCH_ROWS orders of one business straight into the orders
+ * database, then streams `GET /pub/v2/transactions/export` through gateway → NATS → orders and samples
+ * this process's RSS and heap (gateway and orders both run in it) while the rows arrive. Bounded memory
+ * means the peak stays near the baseline whatever BENCH_ROWS is, instead of growing with it.
+ * Everything listens on 127.0.0.1 and stops by itself.
+ *
+ *   pnpm exec tsx bench/transactions-export.ts              # 100,000 rows
+ *   BENCH_ROWS=2000 pnpm exec tsx bench/transactions-export.ts
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startInfra } from "@ramp/devinfra";
+import { loadGatewayConfig, startGateway } from "@ramp/gateway";
+import { loadOrdersConfig, startOrders } from "@ramp/orders";
+import { loadPricingConfig, startPricing } from "@ramp/pricing";
+import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
+import { MongoClient, ObjectId } from "mongodb";
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+const MB = 1024 * 1024;
+
+const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
+const infra = await startInfra({ dataDir });
+const env = (name: string) => ({
+  NATS_URL: infra.natsUrl,
+  MONGODB_URI: infra.mongoUrl,
+  MONGODB_DATABASE: `bench_export_${name}`,
+  LOG_LEVEL: "warn",
+});
+const pricing = await startPricing(loadPricingConfig(env("pricing")));
+const webhooks = await startWebhookDispatcher(loadWebhookDispatcherConfig(env("webhooks")));
+const orders = await startOrders(loadOrdersConfig(env("orders")));
+const gateway = await startGateway(
+  loadGatewayConfig({ ...env("gateway"), PORT: "0", ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: "0" }),
+);
+const base = `http://127.0.0.1:${gateway.port}`;
+const created = await fetch(`${base}/admin/v1/businesses`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+  body: JSON.stringify({ name: "Bench" }),
+});
+const business = (await created.json()) as { id: string; apiKey: string };
+
+// Setup: orders as the orders service stores them, newest a second ago, one millisecond apart.
+const mongo = await MongoClient.connect(infra.mongoUrl);
+const col = mongo.db(env("orders").MONGODB_DATABASE).collection("orders");
+await col.deleteMany({});
+const t0 = Date.now() - 1000;
+const setupStarted = performance.now();
+for (let from = 0; from < ROWS; from += 5000) {
+  const batch = Array.from({ length: Math.min(5000, ROWS - from) }, (_, k) => {
+    const i = from + k;
+    return {
+      _id: new ObjectId(),
+      businessId: business.id,
+      apiKeyId: null,
+      transactionType: i % 2 ? "ON_RAMP" : "OFF_RAMP",
+      status: "COMPLETED",
+      sequence: 2,
+      chain: "BASE",
+      mint: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      mintKey: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      recipient: "0x1234567890abcdef1234567890abcdef12345678",
+      currency: "NGN",
+      amount: "12.345678",
+      fiatAmount: "20370.37",
+      usdcAmount: "12.345678",
+      rate: "1650",
+      fee: "0",
+      usdPrice: "1",
+      decimals: 6,
+      setupCostUsd: "0",
+      address: "",
+      signature: `0x${i.toString(16).padStart(64, "0")}`,
+      sender: "",
+      accountNumber: "9912345678",
+      accountName: "RAMP CHECKOUT(Pay NGN 20370.37)",
+      bank: "Sandbox Bank",
+      bankCode: "",
+      webhookURL: null,
+      userExternalId: `customer ${i}, "bench"`,
+      userId: null,
+      description: null,
+      errorReason: null,
+      createdAt: new Date(t0 - i),
+      expiresAt: null,
+      outbox: [],
+    };
+  });
+  await col.insertMany(batch, { ordered: false });
+}
+console.log(`setup: ${ROWS} orders inserted in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const baseline = process.memoryUsage();
+let peakRss = baseline.rss;
+let peakHeap = baseline.heapUsed;
+const sampler = setInterval(() => {
+  const m = process.memoryUsage();
+  peakRss = Math.max(peakRss, m.rss);
+  peakHeap = Math.max(peakHeap, m.heapUsed);
+}, 50);
+
+const started = performance.now();
+const res = await fetch(`${base}/pub/v2/transactions/export`, { headers: { "x-api-key": business.apiKey } });
+if (res.status !== 200 || !res.body) throw new Error(`export: ${res.status} ${await res.text()}`);
+let bytes = 0;
+let lines = 0;
+for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+  bytes += chunk.byteLength;
+  for (const b of chunk) if (b === 10) lines++;
+}
+const seconds = (performance.now() - started) / 1000;
+clearInterval(sampler);
+
+const rows = lines - 1; // header
+console.log(
+  `export: ${rows} rows, ${(bytes / MB).toFixed(1)} MB in ${seconds.toFixed(1)} s (${(rows / seconds).toFixed(0)} rows/s)`,
+);
+console.log(
+  `memory (gateway + orders + client, one process): baseline rss ${(baseline.rss / MB).toFixed(0)} MB, heap ${(baseline.heapUsed / MB).toFixed(0)} MB; ` +
+    `peak rss ${(peakRss / MB).toFixed(0)} MB, heap ${(peakHeap / MB).toFixed(0)} MB`,
+);
+console.log(`RESULT export peak heap growth MB: ${((peakHeap - baseline.heapUsed) / MB).toFixed(1)}`);
+console.log(`RESULT export peak rss growth MB: ${((peakRss - baseline.rss) / MB).toFixed(1)}`);
+
+await mongo.close();
+await gateway.stop();
+await orders.stop();
+await webhooks.stop();
+await pricing.stop();
+await infra.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(rows === ROWS ? 0 : 1);

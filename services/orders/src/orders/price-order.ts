@@ -1,0 +1,76 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { type Chain, type Currency, Rpc, type TransactionType } from "@ramp/contracts";
+import { callRpc, type TraceContext } from "@ramp/runtime";
+import type { OrdersConfig } from "../config.ts";
+import { checkOrderBounds, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
+import type { OrderDoc } from "./order-doc.ts";
+
+/** The numbers an order is stored with, and a quote locks. */
+export type Pricing = Pick<
+  OrderDoc,
+  "amount" | "fiatAmount" | "usdcAmount" | "rate" | "fee" | "usdPrice" | "decimals" | "setupCostUsd"
+>;
+
+export interface PriceRequest {
+  type: TransactionType;
+  currency: Currency;
+  chain: Chain;
+  mint: string;
+  amount?: number | undefined;
+  fiatAmount?: number | undefined;
+  businessUSDCFee?: number | undefined;
+  /**
+   * Onramp order: whose setup (Solana token-account rent) is charged. An onramp quote has no recipient
+   * yet, so it is priced for one that never held the token: a quote never under-charges the rent.
+   */
+  recipient?: string | undefined;
+}
+
+const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
+
+/**
+ * The one pricing path of orders and quotes: the token's decimals and price, the business's rate for
+ * the direction, the arithmetic of quotes.ts, and the configured order bounds.
+ */
+export async function priceOrder(
+  deps: { nc: NatsConnection; config: OrdersConfig },
+  businessId: string,
+  req: PriceRequest,
+  trace: TraceContext,
+): Promise<Pricing> {
+  const { nc, config } = deps;
+  const onramp = req.type === "ON_RAMP";
+  const token = await callRpc(
+    nc,
+    Rpc.tokenInfo,
+    {
+      chain: req.chain,
+      mint: req.mint,
+      ...(onramp && req.recipient !== undefined ? { recipient: req.recipient } : {}),
+      ...(onramp && req.recipient === undefined ? { newRecipient: true } : {}),
+    },
+    trace,
+  );
+  const rates = await callRpc(nc, Rpc.ratesGet, { businessId, currency: req.currency }, trace);
+  const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
+  const fee = String(req.businessUSDCFee ?? 0);
+  const input = {
+    amount: opt(req.amount),
+    fiatAmount: opt(req.fiatAmount),
+    rate,
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: onramp ? token.setupCostUsd : "0",
+  };
+  const quote = onramp ? quoteOnramp(input) : quoteOfframp(input);
+  checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  return {
+    ...toStored(quote),
+    rate,
+    fee,
+    usdPrice: token.usdPrice,
+    decimals: token.decimals,
+    setupCostUsd: input.setupCostUsd,
+  };
+}
