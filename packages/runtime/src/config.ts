@@ -8,7 +8,7 @@ export class ConfigError extends Error {
  * Parses a service's environment once, failing fast with every offending variable named.
  * Tests pass an explicit env object instead of mutating process.env.
  */
-export function loadConfig<S extends z.ZodObject>(
+export function loadConfig<S extends z.ZodType<object>>(
   schema: S,
   env: Record<string, string | undefined>,
 ): Readonly<z.infer<S>> {
@@ -39,3 +39,22 @@ export const BaseConfig = z.object({
   RAMP_SANDBOX: envBool(true),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
+
+/**
+ * WEBHOOK_ALLOW_PRIVATE, for every service that checks webhook URLs. Unset, it follows RAMP_SANDBOX
+ * (resolve with `withWebhookAllowPrivateDefault`): http and private targets in the sandbox only, so
+ * production never delivers inside its own network unless an operator says so.
+ */
+export const envWebhookAllowPrivate = z
+  .enum(["true", "false", "1", "0"])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === "true" || v === "1"));
+
+export const withWebhookAllowPrivateDefault = <
+  T extends { RAMP_SANDBOX: boolean; WEBHOOK_ALLOW_PRIVATE: boolean | undefined },
+>(
+  c: T,
+): T & { WEBHOOK_ALLOW_PRIVATE: boolean } => ({
+  ...c,
+  WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? c.RAMP_SANDBOX,
+});

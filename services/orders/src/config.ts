@@ -1,4 +1,10 @@
-import { BaseConfig, envInt, loadConfig } from "@ramp/runtime";
+import {
+  BaseConfig,
+  envInt,
+  envWebhookAllowPrivate,
+  loadConfig,
+  withWebhookAllowPrivateDefault,
+} from "@ramp/runtime";
 import { z } from "zod";
 
 const decimal = (fallback: string) =>
@@ -16,6 +22,8 @@ export const OrdersConfig = BaseConfig.extend({
   PAYMENT_FEE_BPS: envInt(100),
   EXPIRY_SWEEP_MS: envInt(5_000),
   VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),
-});
+  /** An order's webhookURL is checked when saved, with the same rule the dispatcher applies. */
+  WEBHOOK_ALLOW_PRIVATE: envWebhookAllowPrivate,
+}).transform(withWebhookAllowPrivateDefault);
 export type OrdersConfig = z.infer<typeof OrdersConfig>;
 export const loadOrdersConfig = (env: Record<string, string | undefined>) => loadConfig(OrdersConfig, env);

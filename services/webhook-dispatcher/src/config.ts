@@ -1,4 +1,10 @@
-import { BaseConfig, envBool, envInt, loadConfig } from "@ramp/runtime";
+import {
+  BaseConfig,
+  envInt,
+  envWebhookAllowPrivate,
+  loadConfig,
+  withWebhookAllowPrivateDefault,
+} from "@ramp/runtime";
 import { z } from "zod";
 
 /** DESIGN §8: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -44,7 +50,7 @@ const RetrySchedule = z
 export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_SECRET_KEY: z.string().optional(),
   WEBHOOK_RETRY_SCHEDULE: RetrySchedule,
-  WEBHOOK_ALLOW_PRIVATE: envBool(true),
+  WEBHOOK_ALLOW_PRIVATE: envWebhookAllowPrivate,
   WEBHOOK_HEADER_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, "must be a header-name prefix such as X-SVC")
@@ -54,24 +60,26 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_CONCURRENCY: envInt(64),
   /** How often an idle instance looks for due retries (new events wake it at once). */
   WEBHOOK_POLL_MS: envInt(500),
-}).superRefine((c, ctx) => {
-  const raw = c.WEBHOOK_SECRET_KEY;
-  if (raw === undefined || raw === "") {
-    if (!c.RAMP_SANDBOX) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["WEBHOOK_SECRET_KEY"],
-        message: "is required outside the sandbox",
-      });
+})
+  .superRefine((c, ctx) => {
+    const raw = c.WEBHOOK_SECRET_KEY;
+    if (raw === undefined || raw === "") {
+      if (!c.RAMP_SANDBOX) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["WEBHOOK_SECRET_KEY"],
+          message: "is required outside the sandbox",
+        });
+      }
+      return;
     }
-    return;
-  }
-  try {
-    parseSecretKey(raw);
-  } catch (err) {
-    ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRET_KEY"], message: (err as Error).message });
-  }
-});
+    try {
+      parseSecretKey(raw);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRET_KEY"], message: (err as Error).message });
+    }
+  })
+  .transform(withWebhookAllowPrivateDefault);
 export type WebhookDispatcherConfig = z.infer<typeof WebhookDispatcherConfig>;
 
 export const loadWebhookDispatcherConfig = (env: Record<string, string | undefined>) =>

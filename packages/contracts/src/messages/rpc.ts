@@ -2,9 +2,9 @@ import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
-import { CreatePaymentRequest, PaymentDto } from "../http/payments.ts";
+import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
-import { OfframpRequest, OnrampRequest, TransactionDto } from "../http/transactions.ts";
+import { OfframpOrder, OnrampOrder, TransactionDto } from "../http/transactions.ts";
 import {
   DeliveryAttemptDto,
   UpdateWebhookRequest,
@@ -100,14 +100,10 @@ export const Rpc = {
   ),
 
   // orders
-  onrampCreate: rpc(
-    "ramp.orders.onramp.create",
-    z.object({ ...Caller, body: OnrampRequest }),
-    TransactionDto,
-  ),
+  onrampCreate: rpc("ramp.orders.onramp.create", z.object({ ...Caller, body: OnrampOrder }), TransactionDto),
   offrampCreate: rpc(
     "ramp.orders.offramp.create",
-    z.object({ ...Caller, body: OfframpRequest }),
+    z.object({ ...Caller, body: OfframpOrder }),
     TransactionDto,
   ),
   transactionGet: rpc(
@@ -115,11 +111,7 @@ export const Rpc = {
     z.object({ ...BusinessScoped, id: z.string() }),
     TransactionDto,
   ),
-  paymentCreate: rpc(
-    "ramp.orders.payment.create",
-    z.object({ ...Caller, body: CreatePaymentRequest }),
-    PaymentDto,
-  ),
+  paymentCreate: rpc("ramp.orders.payment.create", z.object({ ...Caller, body: PaymentOrder }), PaymentDto),
   paymentGet: rpc("ramp.orders.payment.get", z.object({ ...BusinessScoped, id: z.string() }), PaymentDto),
   sandboxDeposit: rpc(
     "ramp.orders.sandbox.deposit",

@@ -1,6 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
+  badRequest,
   type Chain,
+  isAllowedWebhookUrl,
+  NOT_PUBLIC_WEBHOOK_URL,
   normalizeAddress,
   type OfframpRequest,
   type OnrampRequest,
@@ -10,7 +13,14 @@ import {
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
-import { checkOrderBounds, type Quote, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
+import {
+  checkBusinessFee,
+  checkOrderBounds,
+  type Quote,
+  quoteOfframp,
+  quoteOnramp,
+  toStored,
+} from "../quotes/quotes.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
 
@@ -24,8 +34,6 @@ interface Caller {
   businessId: string;
   apiKeyId: string;
 }
-
-const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
 
 export function baseDoc(
   caller: { businessId: string; apiKeyId: string | null },
@@ -84,6 +92,11 @@ type Pricing = Pick<
   | "userId"
 >;
 
+/** An order's own webhookURL obeys the rule the dispatcher applies to saved webhook URLs. */
+function checkWebhookUrl(url: string | undefined, allowPrivate: boolean): void {
+  if (url !== undefined && !isAllowedWebhookUrl(url, allowPrivate)) throw badRequest(NOT_PUBLIC_WEBHOOK_URL);
+}
+
 /**
  * What both directions do before anything is stored: BVN (spec §4.5 rule 5), the token's decimals and
  * price, the business's rate for the direction, the quote of DESIGN §5 and the order bounds.
@@ -96,6 +109,7 @@ async function verifyAndPrice(
 ): Promise<Pricing> {
   const { nc, config } = deps;
   const onramp = "recipient" in body;
+  checkWebhookUrl(body.webhookURL, config.WEBHOOK_ALLOW_PRIVATE);
   const kyc = body.bvn
     ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
     : null;
@@ -112,10 +126,10 @@ async function verifyAndPrice(
     trace,
   );
   const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
-  const fee = String(body.businessUSDCFee ?? 0);
+  const fee = body.businessUSDCFee ?? "0";
   const input = {
-    amount: opt(body.amount),
-    fiatAmount: opt(body.fiatAmount),
+    amount: body.amount,
+    fiatAmount: body.fiatAmount,
     rate,
     fee,
     usdPrice: token.usdPrice,
@@ -124,6 +138,7 @@ async function verifyAndPrice(
   };
   const quote = onramp ? quoteOnramp(input) : quoteOfframp(input);
   checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  checkBusinessFee(quote, fee);
   return {
     ...toStored(quote),
     rate,
