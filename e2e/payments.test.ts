@@ -13,6 +13,8 @@ const received: Array<{ body: string; headers: Record<string, unknown> }> = [];
 beforeAll(async () => {
   stack = await startStack({ serviceEnv: { "chain-watcher": sandboxChainEnv } });
   biz = await stack.createBusiness("Payments Co");
+  // A FIAT payment's USD value (for the order bounds) comes from the currency's onramp rate.
+  await stack.setRate("NGN", 1650, 1600);
   receiver = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -97,9 +99,10 @@ describe("payment expiry (DESIGN §9)", () => {
     });
     try {
       const b = await short.createBusiness("Expiring");
+      await short.setRate("NGN", 1650, 1600);
       const { body: p } = await short
         .client(b.apiKey)
-        .post("/pub/v2/payment", { method: "FIAT", currency: "NGN", amount: 100 });
+        .post("/pub/v2/payment", { method: "FIAT", currency: "NGN", amount: 1000 });
       expect(p.status).toBe("AWAITING");
       const expired = await eventually(async () => {
         const r = await short.client(b.apiKey).get(`/pub/v2/payment/${p.id}`);

@@ -305,26 +305,33 @@ describe("SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
     await r?.close();
   });
 
-  it("refuses private targets, including names that resolve to them, with a readable error", async () => {
+  it("refuses private targets when saved, and names that resolve to them at connect time", async () => {
     const port = new URL(r.url).port;
-    const cases = [
-      [r.url, "Refused: only https URLs are allowed"],
-      [`https://127.0.0.1:${port}/`, "Refused: 127.0.0.1 is not a public address"],
-      [`https://169.254.169.254/latest/meta-data`, "Refused: 169.254.169.254 is not a public address"],
-      [`https://localhost:${port}/`, /^Refused: localhost resolves to non-public address/],
-    ] as const;
-    for (const [i, [url, error]] of cases.entries()) {
-      const key = `key-ssrf-${i}`;
-      await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: key, body: { rampWebhookURL: url } });
-      const id = newOrderId();
-      await emit(ordersNc, key, order(id, "INIT"), null);
-      const log = await eventually(async () => {
-        const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: key, id, limit: 5 });
-        return l.length === 1 ? l : undefined;
-      });
-      expect(log[0]).toMatchObject({ delivered: false, statusCode: null, url });
-      expect(log[0]?.error).toMatch(error);
+    for (const url of [r.url, `https://127.0.0.1:${port}/`, "https://169.254.169.254/latest/meta-data"]) {
+      await expect(
+        callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: "key-ssrf-saved", body: { rampWebhookURL: url } }),
+      ).rejects.toMatchObject({ code: "BAD_REQUEST", detail: "webhook URL must be a public https URL" });
     }
+    // A DNS name passes when saved; what it resolves to is checked when a delivery connects.
+    const url = `https://localhost:${port}/`;
+    const key = "key-ssrf-dns";
+    await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: key, body: { rampWebhookURL: url } });
+    const id = newOrderId();
+    await emit(ordersNc, key, order(id, "INIT"), null);
+    const log = await eventually(async () => {
+      const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: key, id, limit: 5 });
+      return l.length === 1 ? l : undefined;
+    });
+    expect(log[0]).toMatchObject({ delivered: false, statusCode: null, url });
+    expect(log[0]?.error).toMatch(/^Refused: localhost resolves to non-public address/);
+    // An order's own URL saved before the rule (or by another path) is still refused when sent.
+    const legacy = newOrderId();
+    await emit(ordersNc, key, order(legacy, "INIT"), `https://127.0.0.1:${port}/`);
+    const refused = await eventually(async () => {
+      const l = await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: key, id: legacy, limit: 5 });
+      return l.length === 1 ? l : undefined;
+    });
+    expect(refused[0]?.error).toBe("Refused: 127.0.0.1 is not a public address");
     expect(r.got).toHaveLength(0);
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { isChainAddress, isChainMint, normalizeAddress } from "./addresses.ts";
-import { decimalPlaces } from "./decimals.ts";
 import { QuoteRequest } from "./http/quotes.ts";
 import { TransactionListQuery } from "./http/transaction-list.ts";
 import { OfframpRequest, OnrampRequest } from "./http/transactions.ts";
 import { UpdateWebhookRequest } from "./http/webhooks.ts";
+import { parseJsonText } from "./json-text.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { formatIssues } from "./validation.ts";
 
@@ -31,6 +31,9 @@ describe("addresses", () => {
   });
 });
 
+/** What the gateway hands a schema: the body as parsed from its JSON text. */
+const body = (value: object) => parseJsonText(JSON.stringify(value));
+
 describe("request schemas and NestJS-style messages", () => {
   const onramp = {
     currency: "NGN",
@@ -39,41 +42,41 @@ describe("request schemas and NestJS-style messages", () => {
     recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
   };
   it("requires exactly one of amount and fiatAmount", () => {
-    expect(OnrampRequest.safeParse({ ...onramp, amount: 1 }).success).toBe(true);
-    const both = OnrampRequest.safeParse({ ...onramp, amount: 1, fiatAmount: 2 });
+    expect(OnrampRequest.safeParse(body({ ...onramp, amount: 1 })).success).toBe(true);
+    const both = OnrampRequest.safeParse(body({ ...onramp, amount: 1, fiatAmount: 2 }));
     expect(both.success || formatIssues(both.error.issues)).toEqual([
       "exactly one of amount and fiatAmount must be given",
     ]);
     expect(OnrampRequest.safeParse(onramp).success).toBe(false);
   });
   it("names unknown properties and enum values", () => {
-    const r = OnrampRequest.safeParse({ ...onramp, currency: "EUR", amount: 1, foo: 1 });
+    const r = OnrampRequest.safeParse(body({ ...onramp, currency: "EUR", amount: 1, foo: 1 }));
     expect(r.success || formatIssues(r.error.issues)).toEqual([
       "currency must be one of the following values: NGN, GHS, TZS, KES, ZAR, USD",
       "property foo should not exist",
     ]);
   });
   it("defaults offramp chain to SOLANA and rejects an EVM mint there", () => {
-    const r = OfframpRequest.safeParse({
-      accountNumber: "1",
-      bankCode: "1",
-      currency: "NGN",
-      mint: onramp.mint,
-      amount: 1,
-    });
+    const r = OfframpRequest.safeParse(
+      body({ accountNumber: "1", bankCode: "1", currency: "NGN", mint: onramp.mint, amount: 1 }),
+    );
     expect(r.success || formatIssues(r.error.issues)).toEqual(["mint must be a SOLANA token address"]);
   });
   it("an order takes quoteId or an amount, never both", () => {
-    expect(OnrampRequest.safeParse({ ...onramp, quoteId: "q" }).success).toBe(true);
-    const both = OnrampRequest.safeParse({ ...onramp, quoteId: "q", fiatAmount: 2 });
+    expect(OnrampRequest.safeParse(body({ ...onramp, quoteId: "q" })).success).toBe(true);
+    const both = OnrampRequest.safeParse(body({ ...onramp, quoteId: "q", fiatAmount: 2 }));
     expect(both.success || formatIssues(both.error.issues)).toEqual([
       "quoteId must not be given together with amount or fiatAmount",
     ]);
   });
   it("a quote names its onramp chain; an offramp quote defaults to SOLANA", () => {
-    const on = QuoteRequest.safeParse({ type: "ON_RAMP", currency: "NGN", mint: onramp.mint, amount: 1 });
+    const on = QuoteRequest.safeParse(
+      body({ type: "ON_RAMP", currency: "NGN", mint: onramp.mint, amount: 1 }),
+    );
     expect(on.success || formatIssues(on.error.issues)).toEqual(["chain should not be empty"]);
-    const off = QuoteRequest.safeParse({ type: "OFF_RAMP", currency: "NGN", mint: onramp.mint, amount: 1 });
+    const off = QuoteRequest.safeParse(
+      body({ type: "OFF_RAMP", currency: "NGN", mint: onramp.mint, amount: 1 }),
+    );
     expect(off.success || formatIssues(off.error.issues)).toEqual(["mint must be a SOLANA token address"]);
   });
   it("list query: limit 1–100 defaulting to 20, ISO date-times, nothing else", () => {
@@ -92,9 +95,6 @@ describe("request schemas and NestJS-style messages", () => {
     expect(UpdateWebhookRequest.safeParse({ rampWebhookURL: "" }).success).toBe(true);
     expect(UpdateWebhookRequest.safeParse({}).success).toBe(false);
     expect(UpdateWebhookRequest.safeParse({ rampWebhookURL: "not a url" }).success).toBe(false);
-  });
-  it("counts decimals, exponent notation included", () => {
-    expect([decimalPlaces(1), decimalPlaces(1.25), decimalPlaces(1e-7)]).toEqual([0, 2, 7]);
   });
 });
 
@@ -121,5 +121,19 @@ describe("OpenAPI", () => {
       in: "header",
       name: "x-api-key",
     });
+  });
+
+  it("still shows amounts as JSON numbers, though services receive them as decimal strings", () => {
+    const schemas = buildOpenApiDocument().components?.schemas as Record<
+      string,
+      { properties: Record<string, { type?: string }> }
+    >;
+    for (const [dto, field] of [
+      ["OnRampDto", "amount"],
+      ["OnRampDto", "fiatAmount"],
+      ["OffRampDto", "businessUSDCFee"],
+      ["CreatePaymentDto", "amount"],
+    ] as const)
+      expect(schemas[dto]?.properties[field]?.type, `${dto}.${field}`).toBe("number");
   });
 });

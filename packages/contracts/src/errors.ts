@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   "NOT_FOUND",
   "CONFLICT",
   "RATE_LIMITED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
   "UNAVAILABLE",
   "INTERNAL",
 ] as const;
@@ -23,6 +25,8 @@ export const errorHttpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   UNAVAILABLE: 503,
   INTERNAL: 503,
 };
@@ -32,6 +36,8 @@ export const httpStatusText: Record<number, string> = {
   401: "Unauthorized",
   404: "Not Found",
   409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
   429: "Too Many Requests",
   503: "Service Unavailable",
 };

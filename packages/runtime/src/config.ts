@@ -82,3 +82,22 @@ export const BaseConfig = z.object({
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
+
+/**
+ * WEBHOOK_ALLOW_PRIVATE, for every service that checks webhook URLs. Unset, it follows RAMP_SANDBOX
+ * (resolve with `withWebhookAllowPrivateDefault`): http and private targets in the sandbox only, so
+ * production never delivers inside its own network unless an operator says so.
+ */
+export const envWebhookAllowPrivate = z
+  .enum(["true", "false", "1", "0"])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === "true" || v === "1"));
+
+export const withWebhookAllowPrivateDefault = <
+  T extends { RAMP_SANDBOX: boolean; WEBHOOK_ALLOW_PRIVATE: boolean | undefined },
+>(
+  c: T,
+): T & { WEBHOOK_ALLOW_PRIVATE: boolean } => ({
+  ...c,
+  WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? c.RAMP_SANDBOX,
+});

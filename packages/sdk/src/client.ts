@@ -6,6 +6,7 @@ import type {
   CreatePaymentRequest,
   DeliveriesQuery,
   DeliveryAttemptDto,
+  JsonBody,
   OfframpRequest,
   OnrampRequest,
   PaymentDto,
@@ -27,7 +28,7 @@ import type { z } from "zod";
 import { type CallOptions, createTransport, type RampClientOptions } from "./transport.ts";
 
 /** What a caller sends is the schema's input (defaults still optional); what it gets is the DTO. */
-type In<S extends z.ZodType> = z.input<S>;
+type In<S extends z.ZodType> = JsonBody<z.input<S>>;
 type SandboxAccepted = z.infer<typeof SandboxAcceptedDto>;
 /** `limit` is coerced from the query string on the server; a caller passes a number. */
 type DeliveriesFilter = Partial<z.infer<typeof DeliveriesQuery>>;

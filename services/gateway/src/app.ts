@@ -7,6 +7,7 @@ import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { KeyStore } from "./auth/api-keys.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
+import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps) {
   app.onError(onError);
   app.notFound(notFoundHandler);
   app.use(requestContext(deps.log));
+  app.use(bodyLimits());
 
   const health = healthHandler(deps.ready);
   app.get("/healthz", async (c) => {

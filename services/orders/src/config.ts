@@ -1,4 +1,10 @@
-import { BaseConfig, envInt, loadConfig } from "@ramp/runtime";
+import {
+  BaseConfig,
+  envInt,
+  envWebhookAllowPrivate,
+  loadConfig,
+  withWebhookAllowPrivateDefault,
+} from "@ramp/runtime";
 import { z } from "zod";
 
 const decimal = (fallback: string) =>
@@ -18,6 +24,8 @@ export const OrdersConfig = BaseConfig.extend({
   /** How long a quote's locked rate and amounts can be turned into an order. */
   QUOTE_TTL_SECONDS: envInt(60),
   VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),
-});
+  /** An order's webhookURL is checked when saved, with the same rule the dispatcher applies. */
+  WEBHOOK_ALLOW_PRIVATE: envWebhookAllowPrivate,
+}).transform(withWebhookAllowPrivateDefault);
 export type OrdersConfig = z.infer<typeof OrdersConfig>;
 export const loadOrdersConfig = (env: Record<string, string | undefined>) => loadConfig(OrdersConfig, env);

@@ -117,6 +117,9 @@ export async function startOrders(config: OrdersConfig) {
               ctx.trace,
             );
           }
+          // The edge allows 18 decimals; the token itself may have fewer.
+          if (amount !== undefined && new Decimal(amount).decimalPlaces() > order.decimals)
+            throw badRequest(`amount must have at most ${order.decimals} decimal places`);
           return callRpc(
             nc,
             Rpc.sandboxChainDeposit,

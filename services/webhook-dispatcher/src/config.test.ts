@@ -21,6 +21,18 @@ describe("retry schedule", () => {
     expect(c.WEBHOOK_TIMEOUT_MS).toBe(15_000);
   });
 
+  it("allows private webhook targets by default only in the sandbox", () => {
+    const key = "11".repeat(32);
+    const prod = { ...base, RAMP_SANDBOX: "false", WEBHOOK_SECRET_KEY: key };
+    expect(loadWebhookDispatcherConfig(prod).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(
+      loadWebhookDispatcherConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: "true" }).WEBHOOK_ALLOW_PRIVATE,
+    ).toBe(true);
+    expect(
+      loadWebhookDispatcherConfig({ ...base, WEBHOOK_ALLOW_PRIVATE: "false" }).WEBHOOK_ALLOW_PRIVATE,
+    ).toBe(false);
+  });
+
   it("fails fast on a bad schedule", () => {
     expect(() => loadWebhookDispatcherConfig({ ...base, WEBHOOK_RETRY_SCHEDULE: "0,x" })).toThrow(
       /WEBHOOK_RETRY_SCHEDULE/,

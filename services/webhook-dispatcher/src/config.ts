@@ -1,4 +1,12 @@
-import { BaseConfig, defaultSecretPart, envBool, envInt, loadConfig, type SandboxPart } from "@ramp/runtime";
+import {
+  BaseConfig,
+  defaultSecretPart,
+  envInt,
+  envWebhookAllowPrivate,
+  loadConfig,
+  type SandboxPart,
+  withWebhookAllowPrivateDefault,
+} from "@ramp/runtime";
 import { z } from "zod";
 
 /** DESIGN §8: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -44,7 +52,7 @@ const RetrySchedule = z
 export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_SECRET_KEY: z.string().optional(),
   WEBHOOK_RETRY_SCHEDULE: RetrySchedule,
-  WEBHOOK_ALLOW_PRIVATE: envBool(true),
+  WEBHOOK_ALLOW_PRIVATE: envWebhookAllowPrivate,
   WEBHOOK_HEADER_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, "must be a header-name prefix such as X-SVC")
@@ -54,16 +62,18 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_CONCURRENCY: envInt(64),
   /** How often an idle instance looks for due retries (new events wake it at once). */
   WEBHOOK_POLL_MS: envInt(500),
-}).superRefine((c, ctx) => {
-  const raw = c.WEBHOOK_SECRET_KEY;
-  // Unset is the sandbox default; production mode refuses it with the other sandbox parts.
-  if (raw === undefined || raw === "") return;
-  try {
-    parseSecretKey(raw);
-  } catch (err) {
-    ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRET_KEY"], message: (err as Error).message });
-  }
-});
+})
+  .superRefine((c, ctx) => {
+    const raw = c.WEBHOOK_SECRET_KEY;
+    // Unset is the sandbox default; production mode refuses it with the other sandbox parts.
+    if (raw === undefined || raw === "") return;
+    try {
+      parseSecretKey(raw);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRET_KEY"], message: (err as Error).message });
+    }
+  })
+  .transform(withWebhookAllowPrivateDefault);
 export type WebhookDispatcherConfig = z.infer<typeof WebhookDispatcherConfig>;
 
 /** The dispatcher has no adapters; only its encryption key can be a development default. */

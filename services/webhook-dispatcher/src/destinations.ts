@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Consumers, type OrderStatusChanged, type PaymentSettled } from "@ramp/contracts";
+import { Consumers, type OrderStatusChanged, type PaymentSettled, stringifyJson } from "@ramp/contracts";
 import { consume, type Logger, type RunningConsumer } from "@ramp/runtime";
 import type { ConfigStore } from "./config-store.ts";
 import type { DeliveriesStore, NewDelivery } from "./deliveries-store.ts";
@@ -19,7 +19,7 @@ export async function orderDelivery(
     subjectId: e.order.id,
     sequence: e.sequence,
     url,
-    body: JSON.stringify(e.order),
+    body: stringifyJson(e.order),
   };
 }
 
@@ -34,7 +34,7 @@ export async function paymentDelivery(configs: ConfigStore, e: PaymentSettled): 
     subjectId: e.payment.id,
     sequence: 0,
     url,
-    body: JSON.stringify(e.payment),
+    body: stringifyJson(e.payment),
   };
 }
 

@@ -1,5 +1,14 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { badRequest, notFound, Rpc, samplePayment, sampleTransaction } from "@ramp/contracts";
+import {
+  badRequest,
+  isAllowedWebhookUrl,
+  NOT_PUBLIC_WEBHOOK_URL,
+  notFound,
+  Rpc,
+  samplePayment,
+  sampleTransaction,
+  stringifyJson,
+} from "@ramp/contracts";
 import { type Logger, serveRpc } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import { type AttemptContext, attemptDelivery, testResult } from "./attempt.ts";
@@ -22,6 +31,10 @@ export function serveHandlers({ nc, log, configs, deliveries, attempt }: Handler
     serveRpc(nc, Rpc.webhookConfigGet, QUEUE, log, ({ apiKeyId }) => configs.get(apiKeyId)),
 
     serveRpc(nc, Rpc.webhookConfigUpdate, QUEUE, log, async ({ apiKeyId, body }, ctx) => {
+      // Checked when saved, so a URL that could never be delivered to is refused up front.
+      const urls = [body.rampWebhookURL, body.paymentWebhookURL].filter((u): u is string => !!u);
+      if (urls.some((u) => !isAllowedWebhookUrl(u, attempt.send.allowPrivate)))
+        throw badRequest(NOT_PUBLIC_WEBHOOK_URL);
       const updated = await configs.update(apiKeyId, body);
       ctx.log.info({ apiKeyId, fields: Object.keys(body) }, "webhook config updated");
       return updated;
@@ -34,7 +47,7 @@ export function serveHandlers({ nc, log, configs, deliveries, attempt }: Handler
       const url = config[field];
       if (!url) throw badRequest(`No ${field} configured for this API key`);
       const sample = type === "RAMP" ? sampleTransaction() : samplePayment();
-      const r = await attemptDelivery(attempt, apiKeyId, url, JSON.stringify(sample));
+      const r = await attemptDelivery(attempt, apiKeyId, url, stringifyJson(sample));
       const deliveryId = `test_${new ObjectId().toHexString()}`;
       await deliveries.recordAttempt(
         { deliveryId, apiKeyId, type, subjectId: sample.id, url, attempt: 1 },

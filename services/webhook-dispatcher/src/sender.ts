@@ -2,7 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { assertAllowedUrl, isPublicAddress, RefusedTarget } from "./ssrf.ts";
+import { isPublicAddress } from "@ramp/contracts";
+import { assertAllowedUrl, RefusedTarget } from "./ssrf.ts";
 
 export interface SendOptions {
   timeoutMs: number;

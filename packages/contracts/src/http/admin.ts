@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { EDGE_DECIMALS, jsonDecimal, jsonInteger } from "../decimals.ts";
 import { Currency } from "../enums.ts";
 
 export const CreateBusinessRequest = z.strictObject({
   name: z.string().min(1).max(200),
-  feeBps: z.number().int().min(0).max(5000).default(0),
+  feeBps: jsonInteger(5000).default(0),
 });
 export type CreateBusinessRequest = z.infer<typeof CreateBusinessRequest>;
 
@@ -17,8 +18,8 @@ export const CreatedBusinessDto = z.object({
 export const CreatedApiKeyDto = z.object({ apiKey: z.string(), webhookSecret: z.string() });
 
 export const SetMarketRateRequest = z.strictObject({
-  onRamp: z.number().positive(),
-  offRamp: z.number().positive(),
+  onRamp: jsonDecimal(EDGE_DECIMALS.rate, "positive"),
+  offRamp: jsonDecimal(EDGE_DECIMALS.rate, "positive"),
 });
 export type SetMarketRateRequest = z.infer<typeof SetMarketRateRequest>;
 

@@ -1,30 +1,50 @@
 import { z } from "zod";
 import { isChainMint } from "../addresses.ts";
+import { DecimalString, EDGE_DECIMALS, jsonDecimal, readJsonDecimal } from "../decimals.ts";
 import { Chain, Currency, PaymentMethod, PaymentStatus } from "../enums.ts";
 
-export const CreatePaymentRequest = z
-  .strictObject({
+const paymentFields = <A extends z.ZodType<string>>(amount: A) =>
+  z.strictObject({
     method: PaymentMethod.default("TOKEN"),
     chain: Chain.optional(),
     mint: z.string().min(1).optional(),
     currency: Currency.optional(),
-    amount: z.number().positive({ message: "amount must be a positive number" }),
+    amount,
     reference: z.string().max(200).optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.method === "TOKEN") {
-      if (!body.chain)
-        ctx.addIssue({ code: "custom", message: "is required for method TOKEN", path: ["chain"] });
-      if (!body.mint)
-        ctx.addIssue({ code: "custom", message: "is required for method TOKEN", path: ["mint"] });
-      if (body.chain && body.mint && !isChainMint(body.chain, body.mint))
-        ctx.addIssue({ code: "custom", message: `must be a ${body.chain} token address`, path: ["mint"] });
-    } else if (!body.currency) {
-      ctx.addIssue({ code: "custom", message: "is required for method FIAT", path: ["currency"] });
-    }
-  })
+  });
+
+const checkPayment = (
+  body: {
+    method: PaymentMethod;
+    chain?: Chain | undefined;
+    mint?: string | undefined;
+    currency?: Currency | undefined;
+    amount: string;
+  },
+  ctx: z.core.$RefinementCtx,
+) => {
+  if (body.method === "TOKEN") {
+    if (!body.chain)
+      ctx.addIssue({ code: "custom", message: "is required for method TOKEN", path: ["chain"] });
+    if (!body.mint) ctx.addIssue({ code: "custom", message: "is required for method TOKEN", path: ["mint"] });
+    if (body.chain && body.mint && !isChainMint(body.chain, body.mint))
+      ctx.addIssue({ code: "custom", message: `must be a ${body.chain} token address`, path: ["mint"] });
+    return;
+  }
+  if (!body.currency)
+    ctx.addIssue({ code: "custom", message: "is required for method FIAT", path: ["currency"] });
+  // The payer is told an amount in fiat, which has 2 decimals: a finer amount could never be paid exactly.
+  const fiat = readJsonDecimal(body.amount, EDGE_DECIMALS.fiat, "positive");
+  if (!fiat.ok) ctx.addIssue({ code: "custom", message: fiat.error, path: ["amount"] });
+};
+
+/** A FIAT payment's amount has fiat's 2 decimals; a TOKEN payment's is checked against the token by orders. */
+export const CreatePaymentRequest = paymentFields(jsonDecimal(EDGE_DECIMALS.token, "positive"))
+  .superRefine(checkPayment)
   .meta({ id: "CreatePaymentDto" });
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
+/** The payment body as the gateway hands it to orders. */
+export const PaymentOrder = paymentFields(DecimalString).superRefine(checkPayment);
 
 export const PaymentDto = z
   .object({

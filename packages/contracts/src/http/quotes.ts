@@ -1,32 +1,46 @@
 import { z } from "zod";
 import { isChainMint } from "../addresses.ts";
 import { Chain, Currency, TransactionType } from "../enums.ts";
-import { checkAmounts, OrderAmountFields } from "./transactions.ts";
+import { type Amounts, checkAmounts, edgeAmounts, orderAmountFields, wireAmounts } from "./transactions.ts";
 
 /** Offramp orders default to SOLANA; an onramp order names its chain, and so does its quote. */
 export const quoteChain = (q: { chain?: Chain | undefined }): Chain => q.chain ?? "SOLANA";
 
-/** A locked rate: the numbers an order created from it with `quoteId` shows. */
-export const QuoteRequest = z
-  .strictObject({
+const quoteFields = <A extends Amounts>(a: A) =>
+  z.strictObject({
     type: TransactionType,
     currency: Currency,
     chain: Chain.optional(),
     mint: z.string().min(1),
-    ...OrderAmountFields,
-  })
-  .superRefine((body, ctx) => {
-    checkAmounts(body, ctx);
-    if (body.type === "ON_RAMP" && body.chain === undefined) {
-      ctx.addIssue({ code: "custom", message: "should not be empty", path: ["chain"] });
-      return;
-    }
-    const chain = quoteChain(body);
-    if (!isChainMint(chain, body.mint))
-      ctx.addIssue({ code: "custom", message: `must be a ${chain} token address`, path: ["mint"] });
-  })
-  .meta({ id: "QuoteRequestDto" });
+    ...orderAmountFields(a),
+  });
+
+const checkQuote = (
+  body: {
+    type: TransactionType;
+    chain?: Chain | undefined;
+    mint: string;
+    amount?: unknown;
+    fiatAmount?: unknown;
+  },
+  ctx: z.core.$RefinementCtx,
+) => {
+  checkAmounts(body, ctx);
+  if (body.type === "ON_RAMP" && body.chain === undefined) {
+    ctx.addIssue({ code: "custom", message: "should not be empty", path: ["chain"] });
+    return;
+  }
+  const chain = quoteChain(body);
+  if (!isChainMint(chain, body.mint))
+    ctx.addIssue({ code: "custom", message: `must be a ${chain} token address`, path: ["mint"] });
+};
+
+/** A locked rate: the numbers an order created from it with `quoteId` shows. */
+export const QuoteRequest = quoteFields(edgeAmounts).superRefine(checkQuote).meta({ id: "QuoteRequestDto" });
 export type QuoteRequest = z.infer<typeof QuoteRequest>;
+/** The quote body as the gateway hands it to orders. */
+export const QuoteOrder = quoteFields(wireAmounts).superRefine(checkQuote);
+export type QuoteOrder = z.infer<typeof QuoteOrder>;
 
 export const QuoteDto = z
   .object({

@@ -1,7 +1,11 @@
 import { z } from "zod";
-import { positiveAmount } from "../decimals.ts";
+import { EDGE_DECIMALS, jsonDecimal } from "../decimals.ts";
 
-export const SandboxFiatDepositRequest = z.strictObject({ fiatAmount: positiveAmount(2).optional() });
-export const SandboxTokenDepositRequest = z.strictObject({ amount: positiveAmount(18).optional() });
+export const SandboxFiatDepositRequest = z.strictObject({
+  fiatAmount: jsonDecimal(EDGE_DECIMALS.fiat, "positive").optional(),
+});
+export const SandboxTokenDepositRequest = z.strictObject({
+  amount: jsonDecimal(EDGE_DECIMALS.token, "positive").optional(),
+});
 export const SandboxPaymentDepositRequest = z.strictObject({});
 export const SandboxAcceptedDto = z.object({ accepted: z.literal(true), reference: z.string() });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { isChainAddress, isChainMint } from "../addresses.ts";
-import { nonNegativeAmount, positiveAmount } from "../decimals.ts";
+import { DecimalString, EDGE_DECIMALS, jsonDecimal } from "../decimals.ts";
 import { Chain, Currency, OrderStatus, TransactionType } from "../enums.ts";
+import { webhookUrl } from "../webhook-urls.ts";
 
 /**
  * Every field is always present with its documented type; unknown-yet values are "". The field order is
@@ -37,27 +38,15 @@ export type TransactionDto = z.infer<typeof TransactionDto>;
 /** The Transaction's field names in their documented order (the CSV export's header). */
 export const TRANSACTION_FIELDS = TransactionDto.keyof().options;
 
-/** Token amounts are bounded to 18 decimals here; the token's own decimals are enforced by orders. */
-const tokenAmount = positiveAmount(18);
-const fiatAmount = positiveAmount(2);
-const fee = nonNegativeAmount(6);
-
-const exactlyOneAmount = (body: { amount?: number | undefined; fiatAmount?: number | undefined }) =>
+const exactlyOneAmount = (body: { amount?: unknown; fiatAmount?: unknown }) =>
   (body.amount === undefined) !== (body.fiatAmount === undefined);
 const EXACTLY_ONE = "exactly one of amount and fiatAmount must be given";
 const QUOTE_OR_AMOUNT = "quoteId must not be given together with amount or fiatAmount";
 
-/** The amount fields an order and a quote share (same validation). */
-export const OrderAmountFields = {
-  amount: tokenAmount.optional(),
-  fiatAmount: fiatAmount.optional(),
-  businessUSDCFee: fee.optional(),
-};
-
-/** An order takes its amounts either from the body or from a quote, never both. */
+/** An order takes its amounts either from the body or from a quote, never both; a quote takes one amount. */
 export function checkAmounts(
-  body: { amount?: number | undefined; fiatAmount?: number | undefined; quoteId?: string | undefined },
-  ctx: z.RefinementCtx,
+  body: { amount?: unknown; fiatAmount?: unknown; quoteId?: string | undefined },
+  ctx: z.core.$RefinementCtx,
 ) {
   if (body.quoteId !== undefined) {
     if (body.amount !== undefined || body.fiatAmount !== undefined)
@@ -65,58 +54,98 @@ export function checkAmounts(
   } else if (!exactlyOneAmount(body)) ctx.addIssue({ code: "custom", message: EXACTLY_ONE, path: [] });
 }
 
-const url = z.url({ message: "webhookURL must be a URL address" });
-const bvn = z.string().regex(/^\d{11}$/, "bvn must be 11 digits");
+/**
+ * Amount fields as a client sends them (JSON numbers, read by the edge's decimal policy) and as
+ * services pass them on (canonical decimal strings). Both give the same decimal string.
+ */
+export const edgeAmounts = {
+  token: jsonDecimal(EDGE_DECIMALS.token, "positive"),
+  fiat: jsonDecimal(EDGE_DECIMALS.fiat, "positive"),
+  fee: jsonDecimal(EDGE_DECIMALS.usdFee, "nonNegative"),
+};
+export const wireAmounts = { token: DecimalString, fiat: DecimalString, fee: DecimalString };
+export type Amounts = typeof edgeAmounts | typeof wireAmounts;
+
+/** The amount fields an order and a quote share (same validation). */
+export const orderAmountFields = <A extends Amounts>(a: A) => ({
+  amount: a.token.optional(),
+  fiatAmount: a.fiat.optional(),
+  businessUSDCFee: a.fee.optional(),
+});
+
 /** A quote's id (from `POST /pub/v2/quote`); its rate and amounts replace amount/fiatAmount. */
 const quoteId = z.string().min(1).max(64);
 
-export const OnrampRequest = z
-  .strictObject({
-    fiatAmount: fiatAmount.optional(),
-    amount: tokenAmount.optional(),
+const bvn = z.string().regex(/^\d{11}$/, "bvn must be 11 digits");
+
+const onrampFields = <A extends Amounts>(a: A) =>
+  z.strictObject({
+    fiatAmount: a.fiat.optional(),
+    amount: a.token.optional(),
     currency: Currency,
     recipient: z.string().min(1),
     mint: z.string().min(1),
     chain: Chain,
-    webhookURL: url.optional(),
+    webhookURL: webhookUrl("webhookURL").optional(),
     userExternalId: z.string().max(200).optional(),
-    businessUSDCFee: fee.optional(),
+    businessUSDCFee: a.fee.optional(),
     bvn: bvn.optional(),
     quoteId: quoteId.optional(),
-  })
-  .superRefine((body, ctx) => {
-    checkAmounts(body, ctx);
-    if (!isChainAddress(body.chain, body.recipient))
-      ctx.addIssue({ code: "custom", message: `must be a ${body.chain} address`, path: ["recipient"] });
-    if (!isChainMint(body.chain, body.mint))
-      ctx.addIssue({ code: "custom", message: `must be a ${body.chain} token address`, path: ["mint"] });
-  })
-  .meta({ id: "OnRampDto" });
-export type OnrampRequest = z.infer<typeof OnrampRequest>;
+  });
 
-export const OfframpRequest = z
-  .strictObject({
+const checkOnramp = (
+  body: {
+    amount?: unknown;
+    fiatAmount?: unknown;
+    quoteId?: string | undefined;
+    chain: Chain;
+    recipient: string;
+    mint: string;
+  },
+  ctx: z.core.$RefinementCtx,
+) => {
+  checkAmounts(body, ctx);
+  if (!isChainAddress(body.chain, body.recipient))
+    ctx.addIssue({ code: "custom", message: `must be a ${body.chain} address`, path: ["recipient"] });
+  if (!isChainMint(body.chain, body.mint))
+    ctx.addIssue({ code: "custom", message: `must be a ${body.chain} token address`, path: ["mint"] });
+};
+
+export const OnrampRequest = onrampFields(edgeAmounts).superRefine(checkOnramp).meta({ id: "OnRampDto" });
+export type OnrampRequest = z.infer<typeof OnrampRequest>;
+/** The onramp body as the gateway hands it to orders. */
+export const OnrampOrder = onrampFields(wireAmounts).superRefine(checkOnramp);
+
+const offrampFields = <A extends Amounts>(a: A) =>
+  z.strictObject({
     accountNumber: z.string().min(1),
     bankCode: z.string().min(1),
     currency: Currency,
     mint: z.string().min(1),
-    amount: tokenAmount.optional(),
-    fiatAmount: fiatAmount.optional(),
+    amount: a.token.optional(),
+    fiatAmount: a.fiat.optional(),
     chain: Chain.default("SOLANA"),
-    webhookURL: url.optional(),
+    webhookURL: webhookUrl("webhookURL").optional(),
     saveBeneficiary: z.boolean().optional(),
     description: z.string().max(200).optional(),
-    businessUSDCFee: fee.optional(),
+    businessUSDCFee: a.fee.optional(),
     bvn: bvn.optional(),
     quoteId: quoteId.optional(),
-  })
-  .superRefine((body, ctx) => {
-    checkAmounts(body, ctx);
-    if (!isChainMint(body.chain, body.mint))
-      ctx.addIssue({ code: "custom", message: `must be a ${body.chain} token address`, path: ["mint"] });
-  })
-  .meta({ id: "OffRampDto" });
+  });
+
+const checkOfframp = (
+  body: { amount?: unknown; fiatAmount?: unknown; quoteId?: string | undefined; chain: Chain; mint: string },
+  ctx: z.core.$RefinementCtx,
+) => {
+  checkAmounts(body, ctx);
+  if (!isChainMint(body.chain, body.mint))
+    ctx.addIssue({ code: "custom", message: `must be a ${body.chain} token address`, path: ["mint"] });
+};
+
+export const OfframpRequest = offrampFields(edgeAmounts).superRefine(checkOfframp).meta({ id: "OffRampDto" });
 export type OfframpRequest = z.infer<typeof OfframpRequest>;
+/** The offramp body as the gateway hands it to orders. */
+export const OfframpOrder = offrampFields(wireAmounts).superRefine(checkOfframp);
 
 export const ObjectIdString = z.string().regex(/^[0-9a-f]{24}$/i, "id must be a mongodb id");
 export const TransactionParams = z.strictObject({ id: ObjectIdString });

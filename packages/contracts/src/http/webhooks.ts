@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { WebhookType } from "../enums.ts";
+import { webhookUrl } from "../webhook-urls.ts";
 
-const urlOrEmpty = (field: string) =>
-  z.union([z.literal(""), z.url({ protocol: /^https?$/, message: `${field} must be a URL address` })], {
-    error: `${field} must be a URL address`,
-  });
+/** "" clears the field; whether a URL may point somewhere private is the dispatcher's call. */
+const urlOrEmpty = (field: string) => webhookUrl(field, { orEmpty: true });
 
 export const UpdateWebhookRequest = z
   .strictObject({

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
-import { CreatePaymentRequest, PaymentDto } from "../http/payments.ts";
-import { QuoteDto, QuoteRequest } from "../http/quotes.ts";
+import { PaymentDto, PaymentOrder } from "../http/payments.ts";
+import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
 import { TransactionFilter, TransactionPage } from "../http/transaction-list.ts";
-import { OfframpRequest, OnrampRequest, TransactionDto } from "../http/transactions.ts";
+import { OfframpOrder, OnrampOrder, TransactionDto } from "../http/transactions.ts";
 import {
   DeliveryAttemptDto,
   UpdateWebhookRequest,
@@ -105,14 +105,10 @@ export const Rpc = {
   ),
 
   // orders
-  onrampCreate: rpc(
-    "ramp.orders.onramp.create",
-    z.object({ ...Caller, body: OnrampRequest }),
-    TransactionDto,
-  ),
+  onrampCreate: rpc("ramp.orders.onramp.create", z.object({ ...Caller, body: OnrampOrder }), TransactionDto),
   offrampCreate: rpc(
     "ramp.orders.offramp.create",
-    z.object({ ...Caller, body: OfframpRequest }),
+    z.object({ ...Caller, body: OfframpOrder }),
     TransactionDto,
   ),
   transactionGet: rpc(
@@ -134,12 +130,8 @@ export const Rpc = {
     }),
     TransactionPage,
   ),
-  quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteRequest }), QuoteDto),
-  paymentCreate: rpc(
-    "ramp.orders.payment.create",
-    z.object({ ...Caller, body: CreatePaymentRequest }),
-    PaymentDto,
-  ),
+  quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteOrder }), QuoteDto),
+  paymentCreate: rpc("ramp.orders.payment.create", z.object({ ...Caller, body: PaymentOrder }), PaymentDto),
   paymentGet: rpc("ramp.orders.payment.get", z.object({ ...BusinessScoped, id: z.string() }), PaymentDto),
   sandboxDeposit: rpc(
     "ramp.orders.sandbox.deposit",

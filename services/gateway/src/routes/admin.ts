@@ -12,7 +12,8 @@ import { callRpc } from "@ramp/runtime";
 import { Hono } from "hono";
 import type { KeyStore } from "../auth/api-keys.ts";
 import type { GatewayEnv } from "../env.ts";
-import { validate } from "../validate.ts";
+import { reply } from "../reply.ts";
+import { validate, validateJson } from "../validate.ts";
 
 /** DESIGN §10 operator API; mounted behind the admin bearer token. */
 export function adminRoutes(nc: NatsConnection, keys: KeyStore) {
@@ -24,22 +25,22 @@ export function adminRoutes(nc: NatsConnection, keys: KeyStore) {
     return { apiKey, webhookSecret };
   };
 
-  app.post("/businesses", validate("json", CreateBusinessRequest), async (c) => {
+  app.post("/businesses", validateJson(CreateBusinessRequest), async (c) => {
     const { name, feeBps } = c.req.valid("json");
     const { id } = await keys.createBusiness(name, feeBps);
     await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps }, c.var.trace);
     c.var.log.info({ businessId: id }, "business created");
-    return c.json({ id, name, ...(await issueKeyWithSecret(id, c.var.trace)) }, 201);
+    return reply(c, { id, name, ...(await issueKeyWithSecret(id, c.var.trace)) }, 201);
   });
 
   app.post("/businesses/:id/api-keys", validate("param", BusinessParams), async (c) => {
     const { id } = c.req.valid("param");
     if (!(await keys.businessExists(id))) throw notFound("Business not found");
-    return c.json(await issueKeyWithSecret(id, c.var.trace), 201);
+    return reply(c, await issueKeyWithSecret(id, c.var.trace), 201);
   });
 
   // This replica forgets the key at once, every other replica as soon as the change feed reaches it.
-  app.post("/api-keys/revoke", validate("json", RevokeApiKeyRequest), async (c) => {
+  app.post("/api-keys/revoke", validateJson(RevokeApiKeyRequest), async (c) => {
     if ((await keys.revoke(c.req.valid("json").apiKey)) === "unknown") throw notFound("API key not found");
     c.var.log.info("api key revoked");
     return c.body(null, 204);
@@ -48,17 +49,12 @@ export function adminRoutes(nc: NatsConnection, keys: KeyStore) {
   app.put(
     "/rates/:currency",
     validate("param", CurrencyParams),
-    validate("json", SetMarketRateRequest),
+    validateJson(SetMarketRateRequest),
     async (c) => {
       const { currency } = c.req.valid("param");
       const { onRamp, offRamp } = c.req.valid("json");
-      const rates = await callRpc(
-        nc,
-        Rpc.marketRateSet,
-        { currency, onRamp: String(onRamp), offRamp: String(offRamp) },
-        c.var.trace,
-      );
-      return c.json(rates);
+      const rates = await callRpc(nc, Rpc.marketRateSet, { currency, onRamp, offRamp }, c.var.trace);
+      return reply(c, rates);
     },
   );
 

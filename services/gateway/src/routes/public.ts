@@ -17,7 +17,8 @@ import {
 import { callRpc } from "@ramp/runtime";
 import { Hono } from "hono";
 import type { GatewayEnv } from "../env.ts";
-import { validate } from "../validate.ts";
+import { reply } from "../reply.ts";
+import { validate, validateJson } from "../validate.ts";
 
 /** `/pub/v2/*`: authenticate (mounted by the app), validate, forward, map. No business logic here. */
 export function publicRoutes(nc: NatsConnection) {
@@ -25,23 +26,25 @@ export function publicRoutes(nc: NatsConnection) {
 
   app.get("/rate", validate("query", RateQuery), async (c) => {
     const { currency } = c.req.valid("query");
-    return c.json(
+    return reply(
+      c,
       await callRpc(nc, Rpc.ratesGet, { businessId: c.var.caller.businessId, currency }, c.var.trace),
     );
   });
 
   app.get("/bank", validate("query", BankQuery), async (c) =>
-    c.json(await callRpc(nc, Rpc.banksList, c.req.valid("query"), c.var.trace)),
+    reply(c, await callRpc(nc, Rpc.banksList, c.req.valid("query"), c.var.trace)),
   );
 
   app.get("/bank-account", validate("query", BankAccountQuery), async (c) => {
     const q = c.req.valid("query");
-    return c.json(
+    return reply(
+      c,
       await callRpc(nc, Rpc.accountsLookup, { businessId: c.var.caller.businessId, ...q }, c.var.trace),
     );
   });
 
-  app.post("/bank-account", validate("json", RegisterBankAccountRequest), async (c) => {
+  app.post("/bank-account", validateJson(RegisterBankAccountRequest), async (c) => {
     const body = c.req.valid("json");
     const account = await callRpc(
       nc,
@@ -50,11 +53,12 @@ export function publicRoutes(nc: NatsConnection) {
       c.var.trace,
       30_000,
     );
-    return c.json(account, 201);
+    return reply(c, account, 201);
   });
 
-  app.post("/onramp", validate("json", OnrampRequest), async (c) =>
-    c.json(
+  app.post("/onramp", validateJson(OnrampRequest), async (c) =>
+    reply(
+      c,
       await callRpc(
         nc,
         Rpc.onrampCreate,
@@ -66,8 +70,9 @@ export function publicRoutes(nc: NatsConnection) {
     ),
   );
 
-  app.post("/offramp", validate("json", OfframpRequest), async (c) =>
-    c.json(
+  app.post("/offramp", validateJson(OfframpRequest), async (c) =>
+    reply(
+      c,
       await callRpc(
         nc,
         Rpc.offrampCreate,
@@ -81,13 +86,15 @@ export function publicRoutes(nc: NatsConnection) {
 
   app.get("/transaction/:id", validate("param", TransactionParams), async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(
+    return reply(
+      c,
       await callRpc(nc, Rpc.transactionGet, { businessId: c.var.caller.businessId, id }, c.var.trace),
     );
   });
 
-  app.post("/payment", validate("json", CreatePaymentRequest), async (c) =>
-    c.json(
+  app.post("/payment", validateJson(CreatePaymentRequest), async (c) =>
+    reply(
+      c,
       await callRpc(
         nc,
         Rpc.paymentCreate,
@@ -101,13 +108,15 @@ export function publicRoutes(nc: NatsConnection) {
 
   app.get("/payment/:id", validate("param", TransactionParams), async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(
+    return reply(
+      c,
       await callRpc(nc, Rpc.paymentGet, { businessId: c.var.caller.businessId, id }, c.var.trace),
     );
   });
 
-  app.patch("/webhook", validate("json", UpdateWebhookRequest), async (c) =>
-    c.json(
+  app.patch("/webhook", validateJson(UpdateWebhookRequest), async (c) =>
+    reply(
+      c,
       await callRpc(
         nc,
         Rpc.webhookConfigUpdate,
@@ -119,20 +128,23 @@ export function publicRoutes(nc: NatsConnection) {
 
   app.post("/webhook/test", validate("query", WebhookTestQuery), async (c) => {
     const { type } = c.req.valid("query");
-    return c.json(
+    return reply(
+      c,
       await callRpc(nc, Rpc.webhookTest, { apiKeyId: c.var.caller.apiKeyId, type }, c.var.trace, 30_000),
     );
   });
 
   app.get("/webhook/deliveries", validate("query", DeliveriesQuery), async (c) => {
     const q = c.req.valid("query");
-    return c.json(
+    return reply(
+      c,
       await callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: c.var.caller.apiKeyId, ...q }, c.var.trace),
     );
   });
 
   app.post("/webhook/deliveries/:id/redeliver", async (c) =>
-    c.json(
+    reply(
+      c,
       await callRpc(
         nc,
         Rpc.webhookRedeliver,
@@ -150,7 +162,7 @@ export function publicRoutes(nc: NatsConnection) {
 export function publicBankList(nc: NatsConnection) {
   const app = new Hono<GatewayEnv>();
   app.get("/", validate("query", PublicBankQuery), async (c) =>
-    c.json(await callRpc(nc, Rpc.banksList, c.req.valid("query"), c.var.trace)),
+    reply(c, await callRpc(nc, Rpc.banksList, c.req.valid("query"), c.var.trace)),
   );
   return app;
 }

@@ -3,13 +3,15 @@ import { QuoteRequest, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { Hono } from "hono";
 import type { GatewayEnv } from "../env.ts";
-import { validate } from "../validate.ts";
+import { reply } from "../reply.ts";
+import { validateJson } from "../validate.ts";
 
 /** `POST /pub/v2/quote`: a locked rate and amounts, turned into an order by its `quoteId`. */
 export function quoteRoutes(nc: NatsConnection) {
   const app = new Hono<GatewayEnv>();
-  app.post("/quote", validate("json", QuoteRequest), async (c) =>
-    c.json(
+  app.post("/quote", validateJson(QuoteRequest), async (c) =>
+    reply(
+      c,
       await callRpc(
         nc,
         Rpc.quoteCreate,

@@ -10,7 +10,8 @@ import { callRpc } from "@ramp/runtime";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { GatewayEnv } from "../env.ts";
-import { validate } from "../validate.ts";
+import { reply } from "../reply.ts";
+import { validate, validateJson } from "../validate.ts";
 
 const Params = z.strictObject({ id: ObjectIdString });
 
@@ -21,7 +22,7 @@ export function sandboxRoutes(nc: NatsConnection) {
     c: { var: GatewayEnv["Variables"] },
     kind: "onramp" | "offramp" | "payment",
     id: string,
-    amount?: number,
+    amount?: string,
   ) =>
     callRpc(
       nc,
@@ -30,7 +31,7 @@ export function sandboxRoutes(nc: NatsConnection) {
         businessId: c.var.caller.businessId,
         kind,
         id,
-        ...(amount !== undefined ? { amount: String(amount) } : {}),
+        ...(amount !== undefined ? { amount } : {}),
       },
       c.var.trace,
     );
@@ -38,7 +39,7 @@ export function sandboxRoutes(nc: NatsConnection) {
   app.post(
     "/onramp/:id/fiat-deposit",
     validate("param", Params),
-    validate("json", SandboxFiatDepositRequest),
+    validateJson(SandboxFiatDepositRequest),
     async (c) => {
       const { reference } = await deposit(
         c,
@@ -46,25 +47,25 @@ export function sandboxRoutes(nc: NatsConnection) {
         c.req.valid("param").id,
         c.req.valid("json").fiatAmount,
       );
-      return c.json({ accepted: true, reference }, 202);
+      return reply(c, { accepted: true, reference }, 202);
     },
   );
   app.post(
     "/offramp/:id/token-deposit",
     validate("param", Params),
-    validate("json", SandboxTokenDepositRequest),
+    validateJson(SandboxTokenDepositRequest),
     async (c) => {
       const { reference } = await deposit(c, "offramp", c.req.valid("param").id, c.req.valid("json").amount);
-      return c.json({ accepted: true, reference }, 202);
+      return reply(c, { accepted: true, reference }, 202);
     },
   );
   app.post(
     "/payment/:id/deposit",
     validate("param", Params),
-    validate("json", SandboxPaymentDepositRequest),
+    validateJson(SandboxPaymentDepositRequest),
     async (c) => {
       const { reference } = await deposit(c, "payment", c.req.valid("param").id);
-      return c.json({ accepted: true, reference }, 202);
+      return reply(c, { accepted: true, reference }, 202);
     },
   );
   return app;

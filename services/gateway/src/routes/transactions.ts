@@ -10,6 +10,7 @@ import { callRpc } from "@ramp/runtime";
 import { Hono } from "hono";
 import { transactionCsvHeader, transactionCsvRow } from "../csv.ts";
 import type { GatewayEnv } from "../env.ts";
+import { reply } from "../reply.ts";
 import { validate } from "../validate.ts";
 
 /** `/pub/v2/transactions` and its CSV export; authenticated where mounted. */
@@ -19,7 +20,7 @@ export function transactionRoutes(nc: NatsConnection) {
   app.get("/transactions", validate("query", TransactionListQuery), async (c) => {
     const { limit, cursor, ...filter } = c.req.valid("query");
     const request = { businessId: c.var.caller.businessId, filter, limit, ...(cursor ? { cursor } : {}) };
-    return c.json(await callRpc(nc, Rpc.transactionList, request, c.var.trace));
+    return reply(c, await callRpc(nc, Rpc.transactionList, request, c.var.trace));
   });
 
   /**

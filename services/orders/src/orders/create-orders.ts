@@ -1,6 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
+  badRequest,
   type Chain,
+  isAllowedWebhookUrl,
+  NOT_PUBLIC_WEBHOOK_URL,
   normalizeAddress,
   type OfframpRequest,
   type OnrampRequest,
@@ -73,6 +76,11 @@ export function baseDoc(
   };
 }
 
+/** An order's own webhookURL obeys the rule the dispatcher applies to saved webhook URLs. */
+function checkWebhookUrl(url: string | undefined, allowPrivate: boolean): void {
+  if (url !== undefined && !isAllowedWebhookUrl(url, allowPrivate)) throw badRequest(NOT_PUBLIC_WEBHOOK_URL);
+}
+
 /** The order's numbers (from its quote, or priced now) and its end user, verified when a BVN is given. */
 async function verifyAndPrice(
   deps: CreateDeps,
@@ -82,6 +90,7 @@ async function verifyAndPrice(
 ): Promise<{ pricing: Pricing & { userId: string | null }; quote: QuoteDoc | null }> {
   const { nc } = deps;
   const onramp = "recipient" in body;
+  checkWebhookUrl(body.webhookURL, deps.config.WEBHOOK_ALLOW_PRIVATE);
   const terms = { ...body, type: onramp ? ("ON_RAMP" as const) : ("OFF_RAMP" as const) };
   const quoted = body.quoteId
     ? await quotedPricing(deps.quotes, caller.businessId, { ...terms, quoteId: body.quoteId })

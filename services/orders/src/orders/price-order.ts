@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { type Chain, type Currency, Rpc, type TransactionType } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import type { OrdersConfig } from "../config.ts";
-import { checkOrderBounds, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
+import { checkBusinessFee, checkOrderBounds, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
 import type { OrderDoc } from "./order-doc.ts";
 
 /** The numbers an order is stored with, and a quote locks. */
@@ -16,17 +16,16 @@ export interface PriceRequest {
   currency: Currency;
   chain: Chain;
   mint: string;
-  amount?: number | undefined;
-  fiatAmount?: number | undefined;
-  businessUSDCFee?: number | undefined;
+  /** Decimal strings, as the gateway's decimal policy read them from the request. */
+  amount?: string | undefined;
+  fiatAmount?: string | undefined;
+  businessUSDCFee?: string | undefined;
   /**
    * Onramp order: whose setup (Solana token-account rent) is charged. An onramp quote has no recipient
    * yet, so it is priced for one that never held the token: a quote never under-charges the rent.
    */
   recipient?: string | undefined;
 }
-
-const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
 
 /**
  * The one pricing path of orders and quotes: the token's decimals and price, the business's rate for
@@ -53,10 +52,10 @@ export async function priceOrder(
   );
   const rates = await callRpc(nc, Rpc.ratesGet, { businessId, currency: req.currency }, trace);
   const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
-  const fee = String(req.businessUSDCFee ?? 0);
+  const fee = req.businessUSDCFee ?? "0";
   const input = {
-    amount: opt(req.amount),
-    fiatAmount: opt(req.fiatAmount),
+    amount: req.amount,
+    fiatAmount: req.fiatAmount,
     rate,
     fee,
     usdPrice: token.usdPrice,
@@ -65,6 +64,7 @@ export async function priceOrder(
   };
   const quote = onramp ? quoteOnramp(input) : quoteOfframp(input);
   checkOrderBounds(quote, token.decimals, config.ORDER_MIN_USD, config.ORDER_MAX_USD);
+  checkBusinessFee(quote, fee);
   return {
     ...toStored(quote),
     rate,

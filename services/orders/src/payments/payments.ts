@@ -24,6 +24,7 @@ import { Decimal } from "decimal.js";
 import { type Db, ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
+import { checkOrderBounds, FIAT_DP } from "../quotes/quotes.ts";
 import { paymentTotals } from "./payment-fee.ts";
 
 export interface PaymentDoc {
@@ -96,6 +97,15 @@ export function createPayments(deps: {
   config: OrdersConfig;
 }): Payments {
   const col = deps.db.collection<PaymentDoc>("payments");
+
+  /** A payment has the order bounds (USD value) and at most its asset's decimals. */
+  const checkPaymentBounds = (amount: string, usd: Decimal, decimals: number) =>
+    checkOrderBounds(
+      { amount: new Decimal(amount), fiatAmount: new Decimal(0), usdcAmount: usd },
+      decimals,
+      deps.config.ORDER_MIN_USD,
+      deps.config.ORDER_MAX_USD,
+    );
   const states = createStateStore<PaymentDoc, PaymentStatus>({
     collection: col,
     stateField: "status",
@@ -125,7 +135,8 @@ export function createPayments(deps: {
         const chain = body.chain as Chain;
         const mint = body.mint as string;
         const token = await callRpc(deps.nc, Rpc.tokenInfo, { chain, mint }, trace);
-        const t = paymentTotals(String(body.amount), deps.config.PAYMENT_FEE_BPS, token.decimals);
+        checkPaymentBounds(body.amount, new Decimal(body.amount).mul(token.usdPrice), token.decimals);
+        const t = paymentTotals(body.amount, deps.config.PAYMENT_FEE_BPS, token.decimals);
         const mintKey = normalizeAddress(chain, mint);
         const { address } = await callRpc(
           deps.nc,
@@ -148,11 +159,25 @@ export function createPayments(deps: {
         };
       } else {
         const currency = body.currency as Currency;
-        const t = paymentTotals(String(body.amount), deps.config.PAYMENT_FEE_BPS, 2);
+        const rates = await callRpc(
+          deps.nc,
+          Rpc.ratesGet,
+          { businessId: caller.businessId, currency },
+          trace,
+        );
+        // Fiat paid in is valued as an onramp values it: fiat per USD at the onramp rate.
+        checkPaymentBounds(body.amount, new Decimal(body.amount).div(rates.onRampRate.rate), FIAT_DP);
+        // Amount and fee both at fiat's 2 decimals: the total the payer is told is exactly what settles.
+        const t = paymentTotals(body.amount, deps.config.PAYMENT_FEE_BPS, FIAT_DP);
         const va = await callRpc(
           deps.nc,
           Rpc.virtualAccountOpen,
-          { ref, currency, fiatAmount: t.totalAmount.toFixed(2), holder: deps.config.VIRTUAL_ACCOUNT_HOLDER },
+          {
+            ref,
+            currency,
+            fiatAmount: t.totalAmount.toFixed(FIAT_DP),
+            holder: deps.config.VIRTUAL_ACCOUNT_HOLDER,
+          },
           trace,
         );
         doc = {

@@ -6,7 +6,7 @@ import {
   normalizeAddress,
   notFound,
   type QuoteDto,
-  type QuoteRequest,
+  type QuoteOrder,
   quoteChain,
   type TransactionType,
 } from "@ramp/contracts";
@@ -45,7 +45,7 @@ export function quoteDto(q: QuoteDoc): QuoteDto {
 export async function createQuote(
   deps: QuoteDeps,
   businessId: string,
-  body: QuoteRequest,
+  body: QuoteOrder,
   trace: TraceContext,
 ): Promise<QuoteDto> {
   const chain = quoteChain(body);
@@ -74,7 +74,7 @@ export interface QuotedOrder {
   currency: Currency;
   chain: Chain;
   mint: string;
-  businessUSDCFee?: number | undefined;
+  businessUSDCFee?: string | undefined;
 }
 
 /**

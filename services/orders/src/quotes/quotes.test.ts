@@ -1,7 +1,7 @@
 import { CURRENCIES } from "@ramp/contracts";
 import { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
-import { checkOrderBounds, quoteOfframp, quoteOnramp } from "./quotes.ts";
+import { checkBusinessFee, checkOrderBounds, quoteOfframp, quoteOnramp } from "./quotes.ts";
 
 const RATES: Record<(typeof CURRENCIES)[number], string> = {
   NGN: "1650",
@@ -111,5 +111,15 @@ describe("order bounds", () => {
     expect(() => checkOrderBounds(q("10001"), 6, "0.5", "10000")).toThrow(/above the maximum/);
     expect(() => checkOrderBounds(q("1.0000001"), 6, "0.5", "10000")).toThrow(/at most 6 decimal/);
     expect(() => checkOrderBounds(q("1"), 6, "0.5", "10000")).not.toThrow();
+  });
+});
+
+describe("businessUSDCFee", () => {
+  it("must stay below what the order is worth, so the fee alone never sets the price", () => {
+    const q = quoteOnramp({ ...stable, amount: "10", rate: "1650", fee: "9.99" });
+    expect(() => checkBusinessFee(q, "9.99")).not.toThrow();
+    expect(() => checkBusinessFee(q, "10")).toThrow(/businessUSDCFee must be below/);
+    const huge = quoteOnramp({ ...stable, amount: "10", rate: "1650", fee: "100000000000000000000" });
+    expect(() => checkBusinessFee(huge, "100000000000000000000")).toThrow(/businessUSDCFee/);
   });
 });

@@ -77,6 +77,15 @@ export function checkOrderBounds(q: Quote, decimals: number, minUsd: string, max
   if (q.usdcAmount.gt(maxUsd)) throw badRequest(`amount is above the maximum of ${maxUsd} USD`);
 }
 
+/**
+ * The business's own fee (businessUSDCFee, USD) must be smaller than what the order is worth, else
+ * the fee alone would set the price.
+ */
+export function checkBusinessFee(q: Quote, fee: string): void {
+  if (new Decimal(fee).gte(q.usdcAmount))
+    throw badRequest("businessUSDCFee must be below the order's USD value");
+}
+
 /** A quote as orders store it: decimal strings, fiat at exactly 2 decimals. */
 export interface StoredQuote {
   amount: string;

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Fuzzes the public API from its own OpenAPI document with schemathesis and fails on any 5xx:
+# bad input must get a 4xx, never a server error.
+#
+#   scripts/fuzz-api.sh [max-examples-per-operation=10] [max-seconds=240]
+#
+# Without RAMP_URL and RAMP_API_KEY it starts the local stack itself (`npm start` on a free port,
+# 127.0.0.1 only) and stops it afterwards. schemathesis is installed into .tools/schemathesis on first
+# use. Reports (HAR of every request) go to .data/fuzz/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+MAX_EXAMPLES=${1:-10}
+MAX_SECONDS=${2:-240}
+OUT=$ROOT/.data/fuzz
+mkdir -p "$OUT"
+
+VENV=$ROOT/.tools/schemathesis
+if [ ! -x "$VENV/bin/schemathesis" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet "schemathesis>=4,<5"
+fi
+
+STACK_PID=""
+cleanup() {
+  if [ -n "$STACK_PID" ]; then
+    # The stack's whole process group (npm, the services, NATS, the database), which this script started.
+    kill -TERM -- "-$STACK_PID" 2>/dev/null || true
+    for _ in $(seq 1 30); do
+      kill -0 -- "-$STACK_PID" 2>/dev/null || break
+      sleep 1
+    done
+  fi
+}
+trap cleanup EXIT
+
+if [ -z "${RAMP_URL:-}" ] || [ -z "${RAMP_API_KEY:-}" ]; then
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  RAMP_URL=http://127.0.0.1:$PORT
+  # The fuzzer is one client sending far more than a business would: lift the per-key rate limit
+  # so it explores the API instead of collecting 429s.
+  : >"$OUT/stack.log"
+  setsid env PORT="$PORT" LOG_LEVEL=warn RATE_LIMIT_PER_SECOND=10000 RATE_LIMIT_BURST=10000 \
+    npm start >"$OUT/stack.log" 2>&1 &
+  STACK_PID=$!
+  for _ in $(seq 1 300); do
+    RAMP_API_KEY=$(sed -n 's/.*Sandbox key: *\(rk_[A-Za-z0-9_-]*\).*/\1/p' "$OUT/stack.log" | head -n1 || true)
+    [ -n "$RAMP_API_KEY" ] && break
+    kill -0 "$STACK_PID" 2>/dev/null || { cat "$OUT/stack.log"; echo "stack did not start" >&2; exit 1; }
+    sleep 1
+  done
+  [ -n "$RAMP_API_KEY" ] || { echo "no sandbox key after 300 s" >&2; exit 1; }
+fi
+
+set +e
+"$VENV/bin/schemathesis" run "$RAMP_URL/openapi.json" \
+  --url "$RAMP_URL" \
+  --header "x-api-key: $RAMP_API_KEY" \
+  --checks not_a_server_error \
+  --max-examples "$MAX_EXAMPLES" \
+  --max-time "$MAX_SECONDS" \
+  --workers 2 \
+  --request-timeout 30 \
+  --seed "${FUZZ_SEED:-20260101}" \
+  --generation-database none \
+  --report har --report-har-path "$OUT/requests.har" \
+  --no-color
+STATUS=$?
+set -e
+
+python3 - "$OUT/requests.har" <<'EOF'
+import json, sys
+entries = json.load(open(sys.argv[1]))["log"]["entries"]
+errors = [e for e in entries if e["response"]["status"] >= 500]
+print(f"fuzz: {len(entries)} requests, {len(errors)} answered 5xx")
+for e in errors[:20]:
+    print(f"  {e['response']['status']} {e['request']['method']} {e['request']['url']}")
+sys.exit(1 if errors else 0)
+EOF
+exit $STATUS
