@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   "UNAUTHORIZED",
   "NOT_FOUND",
   "CONFLICT",
+  "UNPROCESSABLE",
   "RATE_LIMITED",
   "UNAVAILABLE",
   "INTERNAL",
@@ -22,6 +23,7 @@ export const errorHttpStatus: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   UNAVAILABLE: 503,
   INTERNAL: 503,
@@ -32,6 +34,7 @@ export const httpStatusText: Record<number, string> = {
   401: "Unauthorized",
   404: "Not Found",
   409: "Conflict",
+  422: "Unprocessable Entity",
   429: "Too Many Requests",
   503: "Service Unavailable",
 };

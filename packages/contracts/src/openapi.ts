@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
-import type { z } from "zod";
+import { z } from "zod";
 import { ErrorBody } from "./errors.ts";
 import {
   BankAccountDto,
@@ -9,6 +9,12 @@ import {
   PublicBankQuery,
   RegisterBankAccountRequest,
 } from "./http/banks.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKey,
+  idempotencyErrors,
+} from "./http/idempotency.ts";
 import { CreatePaymentRequest, PaymentDto } from "./http/payments.ts";
 import { RateQuery, RatesDto } from "./http/rates.ts";
 import { OfframpRequest, OnrampRequest, TransactionDto, TransactionParams } from "./http/transactions.ts";
@@ -38,6 +44,7 @@ const errorText: Record<number, string> = {
   400: "Invalid request",
   401: "Missing or invalid x-api-key",
   404: "Not found",
+  ...idempotencyErrors,
   429: "Rate limited",
   503: "A dependency is unavailable; retry with backoff",
 };
@@ -151,6 +158,17 @@ export const publicRoutes: Route[] = [
   },
 ];
 
+/** On every POST and PATCH: the optional key, and the mark of an answer replayed for it. */
+const idempotencyKeyHeader = z.object({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKey.optional() });
+const replayedHeader = z.object({
+  [IDEMPOTENT_REPLAYED_HEADER]: z
+    .literal("true")
+    .optional()
+    .meta({
+      description: `Present when this is the kept answer to an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}`,
+    }),
+});
+
 export function buildOpenApiDocument(serverUrl = "/") {
   const registry = new OpenAPIRegistry();
   const apiKey = registry.registerComponent("securitySchemes", "apiKey", {
@@ -159,16 +177,22 @@ export function buildOpenApiDocument(serverUrl = "/") {
     name: "x-api-key",
   });
   for (const route of publicRoutes) {
+    const idempotent = route.method !== "get";
     const responses: Record<
       string,
-      { description: string; content: { "application/json": { schema: z.ZodType } } }
+      {
+        description: string;
+        content: { "application/json": { schema: z.ZodType } };
+        headers?: z.ZodObject;
+      }
     > = {
       [route.ok.status]: {
         description: "Success",
         content: { "application/json": { schema: route.ok.schema } },
+        ...(idempotent ? { headers: replayedHeader } : {}),
       },
     };
-    for (const status of [...route.errors, 429, 503]) {
+    for (const status of [...route.errors, ...(idempotent ? [409, 422] : []), 429, 503]) {
       responses[status] = {
         description: errorText[status] ?? "Error",
         content: { "application/json": { schema: ErrorBody } },
@@ -182,6 +206,7 @@ export function buildOpenApiDocument(serverUrl = "/") {
       request: {
         ...(route.query ? { query: route.query } : {}),
         ...(route.params ? { params: route.params } : {}),
+        ...(idempotent ? { headers: idempotencyKeyHeader } : {}),
         ...(route.body ? { body: { content: { "application/json": { schema: route.body } } } } : {}),
       },
       responses,

@@ -7,6 +7,8 @@ export const GatewayConfig = BaseConfig.extend({
   RATE_LIMIT_PER_SECOND: envInt(50),
   RATE_LIMIT_BURST: envInt(100),
   API_KEY_CACHE_SECONDS: envInt(30),
+  /** How long an Idempotency-Key's response is kept and replayed. */
+  IDEMPOTENCY_TTL_SECONDS: envInt(86_400),
   PUBLIC_BASE_URL: z.string().optional(),
   TRUST_PROXY: envBool(false),
 });

@@ -4,19 +4,26 @@ import { bootService } from "@ramp/runtime";
 import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
+import { createIdempotencyStore, IDEMPOTENCY_LEASE_MS } from "./idempotency/idempotency-store.ts";
 
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
   const handle = await bootService("gateway", config, async ({ db, nc, log }) => {
     const keys = createKeyStore(db, config.API_KEY_CACHE_SECONDS);
     await keys.init();
-    const app = createApp({ config, nc, keys, log, ready: () => handle.ready() });
+    const idempotency = createIdempotencyStore(db, {
+      ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+      leaseMs: IDEMPOTENCY_LEASE_MS,
+      log,
+    });
+    await idempotency.init();
+    const app = createApp({ config, nc, keys, idempotency, log, ready: () => handle.ready() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: "0.0.0.0" }, () => resolve(s));
     });
     port = (server.address() as AddressInfo).port;
     log.info({ port }, "gateway listening");
-    return [{ stop: () => new Promise<void>((resolve) => server.close(() => resolve())) }];
+    return [idempotency, { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) }];
   });
   return Object.assign(handle, {
     get port() {

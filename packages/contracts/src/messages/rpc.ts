@@ -28,6 +28,13 @@ const BusinessScoped = { businessId: z.string() };
 /** Who is calling, for orders that must know which key's webhook config applies. */
 const Caller = { businessId: z.string(), apiKeyId: z.string() };
 const Ok = z.object({ ok: z.literal(true) });
+/**
+ * Set when the HTTP request carried an Idempotency-Key: an opaque value, the same on every retry of
+ * that request. The service that owns the effect makes it once per (business, idempotencyKey), so a
+ * retry after a lost answer (a 503 whose work was in fact done) never does it a second time. Where
+ * the request names no business (rail and watcher sandbox deposits), the caller scoped the value.
+ */
+const Idempotent = { idempotencyKey: z.string().min(1).max(300).optional() };
 
 export const VirtualAccount = z.object({
   accountNumber: z.string(),
@@ -95,19 +102,19 @@ export const Rpc = {
   ),
   sandboxFiatDeposit: rpc(
     "ramp.banking.sandbox.fiat-deposit",
-    z.object({ ref: z.string(), fiatAmount: DecimalString.optional() }),
+    z.object({ ref: z.string(), fiatAmount: DecimalString.optional(), ...Idempotent }),
     z.object({ reference: z.string() }),
   ),
 
   // orders
   onrampCreate: rpc(
     "ramp.orders.onramp.create",
-    z.object({ ...Caller, body: OnrampRequest }),
+    z.object({ ...Caller, ...Idempotent, body: OnrampRequest }),
     TransactionDto,
   ),
   offrampCreate: rpc(
     "ramp.orders.offramp.create",
-    z.object({ ...Caller, body: OfframpRequest }),
+    z.object({ ...Caller, ...Idempotent, body: OfframpRequest }),
     TransactionDto,
   ),
   transactionGet: rpc(
@@ -117,7 +124,7 @@ export const Rpc = {
   ),
   paymentCreate: rpc(
     "ramp.orders.payment.create",
-    z.object({ ...Caller, body: CreatePaymentRequest }),
+    z.object({ ...Caller, ...Idempotent, body: CreatePaymentRequest }),
     PaymentDto,
   ),
   paymentGet: rpc("ramp.orders.payment.get", z.object({ ...BusinessScoped, id: z.string() }), PaymentDto),
@@ -128,6 +135,7 @@ export const Rpc = {
       kind: z.enum(["onramp", "offramp", "payment"]),
       id: z.string(),
       amount: DecimalString.optional(),
+      ...Idempotent,
     }),
     z.object({ reference: z.string() }),
   ),
@@ -155,7 +163,7 @@ export const Rpc = {
   ),
   sandboxChainDeposit: rpc(
     "ramp.chain.sandbox.deposit",
-    z.object({ chain: Chain, address: z.string(), mint: z.string(), amount: DecimalString }),
+    z.object({ chain: Chain, address: z.string(), mint: z.string(), amount: DecimalString, ...Idempotent }),
     z.object({ reference: z.string() }),
   ),
 

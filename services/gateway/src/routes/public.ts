@@ -58,7 +58,7 @@ export function publicRoutes(nc: NatsConnection) {
       await callRpc(
         nc,
         Rpc.onrampCreate,
-        { ...c.var.caller, body: c.req.valid("json") },
+        { ...c.var.caller, idempotencyKey: c.var.idempotencyKey, body: c.req.valid("json") },
         c.var.trace,
         30_000,
       ),
@@ -71,7 +71,7 @@ export function publicRoutes(nc: NatsConnection) {
       await callRpc(
         nc,
         Rpc.offrampCreate,
-        { ...c.var.caller, body: c.req.valid("json") },
+        { ...c.var.caller, idempotencyKey: c.var.idempotencyKey, body: c.req.valid("json") },
         c.var.trace,
         30_000,
       ),
@@ -91,7 +91,7 @@ export function publicRoutes(nc: NatsConnection) {
       await callRpc(
         nc,
         Rpc.paymentCreate,
-        { ...c.var.caller, body: c.req.valid("json") },
+        { ...c.var.caller, idempotencyKey: c.var.idempotencyKey, body: c.req.valid("json") },
         c.var.trace,
         30_000,
       ),

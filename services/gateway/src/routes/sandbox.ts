@@ -31,6 +31,7 @@ export function sandboxRoutes(nc: NatsConnection) {
         kind,
         id,
         ...(amount !== undefined ? { amount: String(amount) } : {}),
+        idempotencyKey: c.var.idempotencyKey,
       },
       c.var.trace,
     );

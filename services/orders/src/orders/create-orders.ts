@@ -10,6 +10,7 @@ import {
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
+import { findByKey, insertOnce, scopedKey } from "../idempotency/once-per-key.ts";
 import { checkOrderBounds, type Quote, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
@@ -23,6 +24,8 @@ export interface CreateDeps {
 interface Caller {
   businessId: string;
   apiKeyId: string;
+  /** From the request's Idempotency-Key: a retry of a creation that happened returns that order. */
+  idempotencyKey?: string | undefined;
 }
 
 const opt = (n: number | undefined) => (n === undefined ? undefined : String(n));
@@ -146,6 +149,9 @@ export async function createOfframp(
   trace: TraceContext,
 ): Promise<TransactionDto> {
   const { nc, store } = deps;
+  const key = scopedKey(caller.businessId, caller.idempotencyKey);
+  const done = await findByKey(store.collection, key);
+  if (done) return toDto(done);
   const account = await callRpc(
     nc,
     Rpc.accountsResolve,
@@ -173,9 +179,9 @@ export async function createOfframp(
     bankCode: body.bankCode,
     webhookURL: body.webhookURL ?? null,
     description: body.description ?? null,
+    ...(key ? { idempotencyKey: key } : {}),
   };
-  await store.insert(doc);
-  return toDto(doc);
+  return toDto(await insertOnce(store.collection, doc, store.insert));
 }
 
 /**
@@ -189,6 +195,9 @@ export async function createOnramp(
   trace: TraceContext,
 ): Promise<TransactionDto> {
   const { nc, store, config } = deps;
+  const key = scopedKey(caller.businessId, caller.idempotencyKey);
+  const done = await findByKey(store.collection, key);
+  if (done) return toDto(done);
   const pricing = await verifyAndPrice(deps, caller, body, trace);
   const base = baseDoc(caller, body.chain, body.mint);
   const va = await callRpc(
@@ -214,7 +223,7 @@ export async function createOnramp(
     webhookURL: body.webhookURL ?? null,
     userExternalId: body.userExternalId ?? null,
     expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
+    ...(key ? { idempotencyKey: key } : {}),
   };
-  await store.insert(doc);
-  return toDto(doc);
+  return toDto(await insertOnce(store.collection, doc, store.insert));
 }

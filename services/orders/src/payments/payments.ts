@@ -21,9 +21,10 @@ import {
 import { Decimal } from "decimal.js";
 import { type Db, ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
+import { findByKey, insertOnce, type Keyed, scopedKey } from "../idempotency/once-per-key.ts";
 import { paymentTotals } from "./payment-fee.ts";
 
-interface PaymentDoc {
+interface PaymentDoc extends Keyed {
   _id: ObjectId;
   businessId: string;
   apiKeyId: string;
@@ -101,10 +102,16 @@ export function createPayments(deps: {
   return {
     collection: col,
     async create(
-      caller: { businessId: string; apiKeyId: string },
+      {
+        idempotencyKey,
+        ...caller
+      }: { businessId: string; apiKeyId: string; idempotencyKey?: string | undefined },
       body: CreatePaymentRequest,
       trace: TraceContext,
     ): Promise<PaymentDto> {
+      const key = scopedKey(caller.businessId, idempotencyKey);
+      const done = await findByKey(col, key);
+      if (done) return paymentDto(done);
       const _id = new ObjectId();
       const ref = _id.toHexString();
       const createdAt = new Date();
@@ -116,6 +123,7 @@ export function createPayments(deps: {
         createdAt,
         expiresAt: new Date(createdAt.getTime() + deps.config.PAYMENT_TTL_SECONDS * 1000),
         outbox: [],
+        ...(key ? { idempotencyKey: key } : {}),
       };
       let doc: PaymentDoc;
       if (body.method === "TOKEN") {
@@ -166,8 +174,7 @@ export function createPayments(deps: {
           fiat: va,
         };
       }
-      await col.insertOne(doc);
-      return paymentDto(doc);
+      return paymentDto(await insertOnce(col, doc, (d) => col.insertOne(d)));
     },
 
     async get(id: string, businessId?: string): Promise<PaymentDoc | null> {
