@@ -1,5 +1,5 @@
 import { connect, type Msg, type NatsConnection } from "@nats-io/transport-node";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, Rpc } from "@ramp/contracts";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, type OnrampRequest, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 let n = 0;
 const freshKey = () => `test-${Date.now()}-${++n}`;
-const onrampBody = {
+const onrampBody: OnrampRequest = {
   currency: "NGN",
   chain: "ETHEREUM",
   mint: ETH_USDC,
