@@ -102,7 +102,11 @@ export function createIdempotencyStore(db: Db, opts: IdempotencyStoreOptions): I
     return r.matchedCount === 1;
   }
 
-  /** Where the database keeps no TTL index (FerretDB 1.x), expired records are deleted here instead. */
+  /**
+   * Where the database keeps no TTL index (FerretDB 1.x), expired records are deleted here instead.
+   * FerretDB deletes what it matched by `_id` afterwards, so a record taken over in that instant can
+   * go too; then a repeat may run beside it, and the owners' dedupe by key still makes its effect once.
+   */
   async function purgeExpired() {
     const now = new Date();
     await records.deleteMany({ expiresAt: { $lte: now } });

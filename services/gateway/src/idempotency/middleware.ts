@@ -50,7 +50,15 @@ export function idempotency(store: IdempotencyStore) {
     }
 
     c.set("idempotencyKey", downstreamKey(key, fingerprint));
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      // Hono turns handler errors into responses before they get here; anything else is not final.
+      await store
+        .release(businessId, key, claim.token)
+        .catch((e) => c.var.log.warn({ err: e }, "idempotency record not released; its lease frees it"));
+      throw err;
+    }
     const res = c.res;
     try {
       if (isFinal(res.status)) {
