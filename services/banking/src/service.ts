@@ -65,15 +65,9 @@ export async function startBanking(config: BankingConfig) {
     ];
     if (config.RAMP_SANDBOX) {
       parts.push(
-        serveRpc(
-          nc,
-          Rpc.sandboxFiatDeposit,
-          QUEUE,
-          log,
-          async ({ ref, fiatAmount, idempotencyKey }, ctx) => ({
-            reference: await virtualAccounts.sandboxDeposit(ref, fiatAmount, ctx.trace, idempotencyKey),
-          }),
-        ),
+        serveRpc(nc, Rpc.sandboxFiatDeposit, QUEUE, log, async (req, ctx) => ({
+          reference: await virtualAccounts.sandboxDeposit(req, ctx.trace),
+        })),
       );
     }
     return parts;

@@ -79,66 +79,60 @@ export async function startOrders(config: OrdersConfig) {
 
     if (config.RAMP_SANDBOX) {
       parts.push(
-        serveRpc(
-          nc,
-          Rpc.sandboxDeposit,
-          QUEUE,
-          log,
-          async ({ businessId, kind, id, amount, ...req }, ctx) => {
-            // A retry of this deposit names the same rail reference / chain transaction, which the rail and
-            // the watcher store once: a repeat after a lost answer never pays twice.
-            const idempotencyKey = scopedKey(businessId, req.idempotencyKey);
-            if (kind === "payment") {
-              const p = await payments.get(id, businessId);
-              if (!p) throw notFound("Payment not found");
-              if (p.status !== "AWAITING") throw badRequest(`Payment is ${p.status}, not awaiting funds`);
-              if (p.method === "FIAT")
-                return callRpc(
-                  nc,
-                  Rpc.sandboxFiatDeposit,
-                  { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2), idempotencyKey },
-                  ctx.trace,
-                );
-              return callRpc(
-                nc,
-                Rpc.sandboxChainDeposit,
-                {
-                  chain: p.chain!,
-                  address: p.token!.address,
-                  mint: p.mint!,
-                  amount: p.totalAmount,
-                  idempotencyKey,
-                },
-                ctx.trace,
-              );
-            }
-            const order = await store.getForBusiness(id, businessId);
-            const expected = kind === "onramp" ? "ON_RAMP" : "OFF_RAMP";
-            if (!order || order.transactionType !== expected) throw notFound("Transaction not found");
-            if (order.status !== "INIT")
-              throw badRequest(`Transaction is ${order.status}, not awaiting a deposit`);
-            if (kind === "onramp") {
+        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount, ...k }, ctx) => {
+          // A retry names the same rail reference or chain transaction as the first attempt, which the
+          // rail and the watcher store once: a repeat after a lost answer never pays twice.
+          const idempotencyKey = scopedKey(businessId, k.idempotencyKey);
+          if (kind === "payment") {
+            const p = await payments.get(id, businessId);
+            if (!p) throw notFound("Payment not found");
+            if (p.status !== "AWAITING") throw badRequest(`Payment is ${p.status}, not awaiting funds`);
+            if (p.method === "FIAT")
               return callRpc(
                 nc,
                 Rpc.sandboxFiatDeposit,
-                { ref: id, ...(amount ? { fiatAmount: amount } : {}), idempotencyKey },
+                { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2), idempotencyKey },
                 ctx.trace,
               );
-            }
             return callRpc(
               nc,
               Rpc.sandboxChainDeposit,
               {
-                chain: order.chain,
-                address: order.address,
-                mint: order.mint,
-                amount: amount ?? order.amount,
+                chain: p.chain!,
+                address: p.token!.address,
+                mint: p.mint!,
+                amount: p.totalAmount,
                 idempotencyKey,
               },
               ctx.trace,
             );
-          },
-        ),
+          }
+          const order = await store.getForBusiness(id, businessId);
+          const expected = kind === "onramp" ? "ON_RAMP" : "OFF_RAMP";
+          if (!order || order.transactionType !== expected) throw notFound("Transaction not found");
+          if (order.status !== "INIT")
+            throw badRequest(`Transaction is ${order.status}, not awaiting a deposit`);
+          if (kind === "onramp") {
+            return callRpc(
+              nc,
+              Rpc.sandboxFiatDeposit,
+              { ref: id, ...(amount ? { fiatAmount: amount } : {}), idempotencyKey },
+              ctx.trace,
+            );
+          }
+          return callRpc(
+            nc,
+            Rpc.sandboxChainDeposit,
+            {
+              chain: order.chain,
+              address: order.address,
+              mint: order.mint,
+              amount: amount ?? order.amount,
+              idempotencyKey,
+            },
+            ctx.trace,
+          );
+        }),
       );
     }
     return parts;

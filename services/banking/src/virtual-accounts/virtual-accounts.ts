@@ -151,10 +151,8 @@ export function createVirtualAccounts(deps: { db: Db; rail: BankRail; js: JetStr
      * the same transfer and `receive` stores it once.
      */
     async sandboxDeposit(
-      ref: string,
-      fiatAmount: string | undefined,
+      { ref, fiatAmount, idempotencyKey }: { ref: string; fiatAmount?: string; idempotencyKey?: string },
       trace: TraceContext,
-      idempotencyKey?: string,
     ): Promise<string> {
       const account = await accounts.findOne({ _id: ref });
       if (!account) throw notFound("Virtual account not found");
