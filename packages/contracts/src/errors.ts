@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   "UNAUTHORIZED",
   "NOT_FOUND",
   "CONFLICT",
+  "UNPROCESSABLE",
   "RATE_LIMITED",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
@@ -24,6 +25,7 @@ export const errorHttpStatus: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -38,6 +40,7 @@ export const httpStatusText: Record<number, string> = {
   409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
   429: "Too Many Requests",
   503: "Service Unavailable",
 };

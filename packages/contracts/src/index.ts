@@ -4,6 +4,7 @@ export * from "./enums.ts";
 export * from "./errors.ts";
 export * from "./http/admin.ts";
 export * from "./http/banks.ts";
+export * from "./http/idempotency.ts";
 export * from "./http/payments.ts";
 export * from "./http/quotes.ts";
 export * from "./http/rates.ts";

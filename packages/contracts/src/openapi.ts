@@ -9,6 +9,12 @@ import {
   PublicBankQuery,
   RegisterBankAccountRequest,
 } from "./http/banks.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKey,
+  idempotencyErrors,
+} from "./http/idempotency.ts";
 import { CreatePaymentRequest, PaymentDto } from "./http/payments.ts";
 import { QuoteDto, QuoteRequest } from "./http/quotes.ts";
 import { RateQuery, RatesDto } from "./http/rates.ts";
@@ -41,6 +47,7 @@ const errorText: Record<number, string> = {
   400: "Invalid request",
   401: "Missing or invalid x-api-key",
   404: "Not found",
+  ...idempotencyErrors,
   429: "Rate limited",
   503: "A dependency is unavailable; retry with backoff",
 };
@@ -182,6 +189,17 @@ export const publicRoutes: Route[] = [
   },
 ];
 
+/** On every POST and PATCH: the optional key, and the mark of an answer replayed for it. */
+const idempotencyKeyHeader = z.object({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKey.optional() });
+const replayedHeader = z.object({
+  [IDEMPOTENT_REPLAYED_HEADER]: z
+    .literal("true")
+    .optional()
+    .meta({
+      description: `Present when this is the kept answer to an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}`,
+    }),
+});
+
 export function buildOpenApiDocument(serverUrl = "/") {
   const registry = new OpenAPIRegistry();
   const apiKey = registry.registerComponent("securitySchemes", "apiKey", {
@@ -190,14 +208,22 @@ export function buildOpenApiDocument(serverUrl = "/") {
     name: "x-api-key",
   });
   for (const route of publicRoutes) {
-    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> =
+    const idempotent = route.method !== "get";
+    const responses: Record<
+      string,
       {
-        [route.ok.status]: {
-          description: "Success",
-          content: { [route.ok.contentType ?? "application/json"]: { schema: route.ok.schema } },
-        },
-      };
-    for (const status of [...route.errors, 429, 503]) {
+        description: string;
+        content: Record<string, { schema: z.ZodType }>;
+        headers?: z.ZodObject;
+      }
+    > = {
+      [route.ok.status]: {
+        description: "Success",
+        content: { [route.ok.contentType ?? "application/json"]: { schema: route.ok.schema } },
+        ...(idempotent ? { headers: replayedHeader } : {}),
+      },
+    };
+    for (const status of [...route.errors, ...(idempotent ? [409, 422] : []), 429, 503]) {
       responses[status] = {
         description: errorText[status] ?? "Error",
         content: { "application/json": { schema: ErrorBody } },
@@ -211,6 +237,7 @@ export function buildOpenApiDocument(serverUrl = "/") {
       request: {
         ...(route.query ? { query: route.query } : {}),
         ...(route.params ? { params: route.params } : {}),
+        ...(idempotent ? { headers: idempotencyKeyHeader } : {}),
         ...(route.body ? { body: { content: { "application/json": { schema: route.body } } } } : {}),
       },
       responses,

@@ -64,8 +64,8 @@ export async function startBanking(config: BankingConfig) {
     ];
     if (config.RAMP_SANDBOX) {
       parts.push(
-        serveRpc(nc, Rpc.sandboxFiatDeposit, QUEUE, log, async ({ ref, fiatAmount }, ctx) => ({
-          reference: await virtualAccounts.sandboxDeposit(ref, fiatAmount, ctx.trace),
+        serveRpc(nc, Rpc.sandboxFiatDeposit, QUEUE, log, async (req, ctx) => ({
+          reference: await virtualAccounts.sandboxDeposit(req, ctx.trace),
         })),
       );
     }

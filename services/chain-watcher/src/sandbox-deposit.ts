@@ -9,7 +9,7 @@ import {
 } from "@ramp/contracts";
 import { Decimal } from "decimal.js";
 import type { AllocationStore } from "./allocation/allocation-store.ts";
-import { randomTxId, sandboxSender } from "./chains/sandbox/sandbox-ids.ts";
+import { deterministicTxId, randomTxId, sandboxSender } from "./chains/sandbox/sandbox-ids.ts";
 import type { DepositStore } from "./deposits/deposit-store.ts";
 
 export interface SandboxDepositRequest {
@@ -17,6 +17,8 @@ export interface SandboxDepositRequest {
   address: string;
   mint: string;
   amount: string;
+  /** A retried request names the same transaction, which the deposit store records once. */
+  idempotencyKey?: string | undefined;
 }
 
 /**
@@ -32,7 +34,9 @@ export function createSandboxDeposit(allocations: AllocationStore, deposits: Dep
     const watch = await allocations.findWatch(req.chain, normalizeAddress(req.chain, req.address));
     if (!watch) throw notFound(`Address ${req.address} is not allocated on ${req.chain}`);
     const family = chainFamily(req.chain);
-    const txId = randomTxId(family);
+    const txId = req.idempotencyKey
+      ? deterministicTxId(family, `deposit:${req.idempotencyKey}`)
+      : randomTxId(family);
     await deposits.record({
       chain: req.chain,
       txId,

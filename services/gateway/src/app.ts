@@ -11,6 +11,8 @@ import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
+import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
+import { idempotency } from "./idempotency/middleware.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { publicBankList, publicRoutes } from "./routes/public.ts";
@@ -22,6 +24,7 @@ export interface AppDeps {
   config: GatewayConfig;
   nc: NatsConnection;
   keys: KeyStore;
+  idempotency: IdempotencyStore;
   log: Logger;
   ready: () => Promise<boolean>;
 }
@@ -74,13 +77,15 @@ export function createApp(deps: AppDeps) {
     perSecond: deps.config.RATE_LIMIT_PER_SECOND,
     burst: deps.config.RATE_LIMIT_BURST,
   });
-  app.use("/pub/v2/*", auth, limit);
+  // POST/PATCH only; after auth (records are per business) and the rate limit (a 429 is never stored).
+  const idem = idempotency(deps.idempotency);
+  app.use("/pub/v2/*", auth, limit, idem);
   app.route("/pub/v2", publicRoutes(deps.nc));
   app.route("/pub/v2", transactionRoutes(deps.nc));
   app.route("/pub/v2", quoteRoutes(deps.nc));
 
   if (deps.config.RAMP_SANDBOX) {
-    app.use("/sandbox/v2/*", auth, limit);
+    app.use("/sandbox/v2/*", auth, limit, idem);
     app.route("/sandbox/v2", sandboxRoutes(deps.nc));
   }
 

@@ -9,6 +9,8 @@ export const GatewayConfig = BaseConfig.extend({
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must be at least 16 characters"),
   RATE_LIMIT_PER_SECOND: envInt(50),
   RATE_LIMIT_BURST: envInt(100),
+  /** How long an Idempotency-Key's response is kept and replayed. */
+  IDEMPOTENCY_TTL_SECONDS: envInt(86_400),
   PUBLIC_BASE_URL: z.string().optional(),
   TRUST_PROXY: envBool(false),
 });

@@ -7,5 +7,7 @@ export interface GatewayEnv {
     trace: TraceContext;
     log: Logger;
     caller: Caller;
+    /** Set when the request carries an Idempotency-Key: what the owning service dedupes its effect by. */
+    idempotencyKey: string | undefined;
   };
 }

@@ -5,6 +5,7 @@ import { bootService, openChangeFeed } from "@ramp/runtime";
 import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
+import { createIdempotencyStore, IDEMPOTENCY_LEASE_MS } from "./idempotency/idempotency-store.ts";
 
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
@@ -12,13 +13,23 @@ export async function startGateway(config: GatewayConfig) {
     const changes = await openChangeFeed(nc, ChangeFeeds.gateway, log, config.NATS_STREAM_REPLICAS);
     const keys = createKeyStore(db, changes);
     await keys.init();
-    const app = createApp({ config, nc, keys, log, ready: () => handle.ready() });
+    const idempotency = createIdempotencyStore(db, {
+      ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+      leaseMs: IDEMPOTENCY_LEASE_MS,
+      log,
+    });
+    await idempotency.init();
+    const app = createApp({ config, nc, keys, idempotency, log, ready: () => handle.ready() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: "0.0.0.0" }, () => resolve(s));
     });
     port = (server.address() as AddressInfo).port;
     log.info({ port }, "gateway listening");
-    return [changes, { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) }];
+    return [
+      changes,
+      idempotency,
+      { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) },
+    ];
   });
   return Object.assign(handle, {
     get port() {

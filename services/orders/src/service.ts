@@ -2,6 +2,7 @@ import { badRequest, Consumers, notFound, Rpc } from "@ramp/contracts";
 import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
+import { scopedKey } from "./idempotency/once-per-key.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
 import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
@@ -21,19 +22,20 @@ export async function startOrders(config: OrdersConfig) {
     const store = createOrdersStore({ db, js, claims, log });
     await store.init();
     const payments = createPayments({ db, nc, js, claims, log, config });
+    await payments.init();
     const funds = createReceivedFunds(db);
     const lifecycle = createLifecycle({ nc, store, payments, funds, log });
     const quotes = createQuoteStore({ db, claims });
     const createDeps = { nc, store, quotes, config };
 
     const parts = [
-      serveRpc(nc, Rpc.onrampCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
-        const order = await createOnramp(createDeps, { businessId, apiKeyId }, body, ctx.trace);
+      serveRpc(nc, Rpc.onrampCreate, QUEUE, log, async ({ body, ...caller }, ctx) => {
+        const order = await createOnramp(createDeps, caller, body, ctx.trace);
         ctx.log.info({ orderId: order.id, chain: order.chain }, "onramp order created");
         return order;
       }),
-      serveRpc(nc, Rpc.offrampCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
-        const order = await createOfframp(createDeps, { businessId, apiKeyId }, body, ctx.trace);
+      serveRpc(nc, Rpc.offrampCreate, QUEUE, log, async ({ body, ...caller }, ctx) => {
+        const order = await createOfframp(createDeps, caller, body, ctx.trace);
         ctx.log.info({ orderId: order.id, chain: order.chain }, "offramp order created");
         return order;
       }),
@@ -48,8 +50,8 @@ export async function startOrders(config: OrdersConfig) {
         ctx.log.info({ quoteId: quote.id, type: quote.type }, "quote created");
         return quote;
       }),
-      serveRpc(nc, Rpc.paymentCreate, QUEUE, log, async ({ businessId, apiKeyId, body }, ctx) => {
-        const payment = await payments.create({ businessId, apiKeyId }, body, ctx.trace);
+      serveRpc(nc, Rpc.paymentCreate, QUEUE, log, async ({ body, ...caller }, ctx) => {
+        const payment = await payments.create(caller, body, ctx.trace);
         ctx.log.info({ paymentId: payment.id, method: payment.method }, "payment opened");
         return payment;
       }),
@@ -85,7 +87,10 @@ export async function startOrders(config: OrdersConfig) {
 
     if (config.RAMP_SANDBOX) {
       parts.push(
-        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount }, ctx) => {
+        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount, ...k }, ctx) => {
+          // A retry names the same rail reference or chain transaction as the first attempt, which the
+          // rail and the watcher store once: a repeat after a lost answer never pays twice.
+          const idempotencyKey = scopedKey(businessId, k.idempotencyKey);
           if (kind === "payment") {
             const p = await payments.get(id, businessId);
             if (!p) throw notFound("Payment not found");
@@ -94,13 +99,19 @@ export async function startOrders(config: OrdersConfig) {
               return callRpc(
                 nc,
                 Rpc.sandboxFiatDeposit,
-                { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2) },
+                { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2), idempotencyKey },
                 ctx.trace,
               );
             return callRpc(
               nc,
               Rpc.sandboxChainDeposit,
-              { chain: p.chain!, address: p.token!.address, mint: p.mint!, amount: p.totalAmount },
+              {
+                chain: p.chain!,
+                address: p.token!.address,
+                mint: p.mint!,
+                amount: p.totalAmount,
+                idempotencyKey,
+              },
               ctx.trace,
             );
           }
@@ -113,7 +124,7 @@ export async function startOrders(config: OrdersConfig) {
             return callRpc(
               nc,
               Rpc.sandboxFiatDeposit,
-              { ref: id, ...(amount ? { fiatAmount: amount } : {}) },
+              { ref: id, ...(amount ? { fiatAmount: amount } : {}), idempotencyKey },
               ctx.trace,
             );
           }
@@ -123,7 +134,13 @@ export async function startOrders(config: OrdersConfig) {
           return callRpc(
             nc,
             Rpc.sandboxChainDeposit,
-            { chain: order.chain, address: order.address, mint: order.mint, amount: amount ?? order.amount },
+            {
+              chain: order.chain,
+              address: order.address,
+              mint: order.mint,
+              amount: amount ?? order.amount,
+              idempotencyKey,
+            },
             ctx.trace,
           );
         }),

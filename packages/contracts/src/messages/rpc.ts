@@ -30,6 +30,13 @@ const BusinessScoped = { businessId: z.string() };
 /** Who is calling, for orders that must know which key's webhook config applies. */
 const Caller = { businessId: z.string(), apiKeyId: z.string() };
 const Ok = z.object({ ok: z.literal(true) });
+/**
+ * Set when the HTTP request carried an Idempotency-Key: an opaque value, the same on every retry of
+ * that request. The service that owns the effect makes it once per (business, idempotencyKey), so a
+ * retry after a lost answer (a 503 whose work was in fact done) never does it a second time. Where
+ * the request names no business (rail and watcher sandbox deposits), the caller scoped the value.
+ */
+const Idempotent = { idempotencyKey: z.string().min(1).max(300).optional() };
 
 /** Largest page one list reply carries: about 0.5 KB per order keeps a reply well under NATS's 1 MB. */
 export const TRANSACTION_LIST_RPC_MAX = 500;
@@ -100,15 +107,19 @@ export const Rpc = {
   ),
   sandboxFiatDeposit: rpc(
     "ramp.banking.sandbox.fiat-deposit",
-    z.object({ ref: z.string(), fiatAmount: DecimalString.optional() }),
+    z.object({ ref: z.string(), fiatAmount: DecimalString.optional(), ...Idempotent }),
     z.object({ reference: z.string() }),
   ),
 
   // orders
-  onrampCreate: rpc("ramp.orders.onramp.create", z.object({ ...Caller, body: OnrampOrder }), TransactionDto),
+  onrampCreate: rpc(
+    "ramp.orders.onramp.create",
+    z.object({ ...Caller, ...Idempotent, body: OnrampOrder }),
+    TransactionDto,
+  ),
   offrampCreate: rpc(
     "ramp.orders.offramp.create",
-    z.object({ ...Caller, body: OfframpOrder }),
+    z.object({ ...Caller, ...Idempotent, body: OfframpOrder }),
     TransactionDto,
   ),
   transactionGet: rpc(
@@ -131,7 +142,11 @@ export const Rpc = {
     TransactionPage,
   ),
   quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteOrder }), QuoteDto),
-  paymentCreate: rpc("ramp.orders.payment.create", z.object({ ...Caller, body: PaymentOrder }), PaymentDto),
+  paymentCreate: rpc(
+    "ramp.orders.payment.create",
+    z.object({ ...Caller, ...Idempotent, body: PaymentOrder }),
+    PaymentDto,
+  ),
   paymentGet: rpc("ramp.orders.payment.get", z.object({ ...BusinessScoped, id: z.string() }), PaymentDto),
   sandboxDeposit: rpc(
     "ramp.orders.sandbox.deposit",
@@ -140,6 +155,7 @@ export const Rpc = {
       kind: z.enum(["onramp", "offramp", "payment"]),
       id: z.string(),
       amount: DecimalString.optional(),
+      ...Idempotent,
     }),
     z.object({ reference: z.string() }),
   ),
@@ -173,7 +189,7 @@ export const Rpc = {
   ),
   sandboxChainDeposit: rpc(
     "ramp.chain.sandbox.deposit",
-    z.object({ chain: Chain, address: z.string(), mint: z.string(), amount: DecimalString }),
+    z.object({ chain: Chain, address: z.string(), mint: z.string(), amount: DecimalString, ...Idempotent }),
     z.object({ reference: z.string() }),
   ),
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { type Currency, Events, notFound, type VirtualAccount } from "@ramp/contracts";
 import {
@@ -151,11 +152,20 @@ export function createVirtualAccounts(deps: {
         );
     },
 
-    /** Sandbox: the payer's transfer for `ref`, entering through the same inbound path as the rail's notification. */
-    async sandboxDeposit(ref: string, fiatAmount: string | undefined, trace: TraceContext): Promise<string> {
+    /**
+     * Sandbox: the payer's transfer for `ref`, entering through the same inbound path as the rail's
+     * notification. With an idempotency key the reference is derived from it, so a retried request is
+     * the same transfer and `receive` stores it once.
+     */
+    async sandboxDeposit(
+      { ref, fiatAmount, idempotencyKey }: { ref: string; fiatAmount?: string; idempotencyKey?: string },
+      trace: TraceContext,
+    ): Promise<string> {
       const account = await accounts.findOne({ _id: ref });
       if (!account) throw notFound("Virtual account not found");
-      const reference = `SBX-IN-${Date.now().toString(36).toUpperCase()}-${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+      const reference = idempotencyKey
+        ? `SBX-IN-${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 24).toUpperCase()}`
+        : `SBX-IN-${Date.now().toString(36).toUpperCase()}-${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
       await this.receive(
         {
           accountNumber: account.accountNumber,

@@ -62,7 +62,7 @@ export function publicRoutes(nc: NatsConnection) {
       await callRpc(
         nc,
         Rpc.onrampCreate,
-        { ...c.var.caller, body: c.req.valid("json") },
+        { ...c.var.caller, idempotencyKey: c.var.idempotencyKey, body: c.req.valid("json") },
         c.var.trace,
         30_000,
       ),
@@ -76,7 +76,7 @@ export function publicRoutes(nc: NatsConnection) {
       await callRpc(
         nc,
         Rpc.offrampCreate,
-        { ...c.var.caller, body: c.req.valid("json") },
+        { ...c.var.caller, idempotencyKey: c.var.idempotencyKey, body: c.req.valid("json") },
         c.var.trace,
         30_000,
       ),
@@ -98,7 +98,7 @@ export function publicRoutes(nc: NatsConnection) {
       await callRpc(
         nc,
         Rpc.paymentCreate,
-        { ...c.var.caller, body: c.req.valid("json") },
+        { ...c.var.caller, idempotencyKey: c.var.idempotencyKey, body: c.req.valid("json") },
         c.var.trace,
         30_000,
       ),

@@ -32,6 +32,7 @@ export function sandboxRoutes(nc: NatsConnection) {
         kind,
         id,
         ...(amount !== undefined ? { amount } : {}),
+        idempotencyKey: c.var.idempotencyKey,
       },
       c.var.trace,
     );

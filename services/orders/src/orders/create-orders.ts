@@ -13,6 +13,7 @@ import {
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
+import { scopedKey } from "../idempotency/once-per-key.ts";
 import { quotedPricing, usingQuote } from "../quotes/locked-quotes.ts";
 import type { QuoteDoc, QuoteStore } from "../quotes/quote-store.ts";
 import type { Quote } from "../quotes/quotes.ts";
@@ -30,6 +31,8 @@ export interface CreateDeps {
 interface Caller {
   businessId: string;
   apiKeyId: string;
+  /** From the request's Idempotency-Key: a retry of a creation that happened returns that order. */
+  idempotencyKey?: string | undefined;
 }
 
 export function baseDoc(
@@ -113,6 +116,9 @@ export async function createOfframp(
   trace: TraceContext,
 ): Promise<TransactionDto> {
   const { nc, store } = deps;
+  const key = scopedKey(caller.businessId, caller.idempotencyKey);
+  const done = await store.findByKey(key);
+  if (done) return toDto(done);
   const account = await callRpc(
     nc,
     Rpc.accountsResolve,
@@ -141,9 +147,9 @@ export async function createOfframp(
       bankCode: body.bankCode,
       webhookURL: body.webhookURL ?? null,
       description: body.description ?? null,
+      ...(key ? { idempotencyKey: key } : {}),
     };
-    await store.insert(doc);
-    return toDto(doc);
+    return toDto(await store.insertOnce(doc));
   });
 }
 
@@ -158,6 +164,9 @@ export async function createOnramp(
   trace: TraceContext,
 ): Promise<TransactionDto> {
   const { nc, store, config } = deps;
+  const key = scopedKey(caller.businessId, caller.idempotencyKey);
+  const done = await store.findByKey(key);
+  if (done) return toDto(done);
   const { pricing, quote } = await verifyAndPrice(deps, caller, body, trace);
   const base = baseDoc(caller, body.chain, body.mint);
   return usingQuote(deps.quotes, quote, base._id, async () => {
@@ -184,8 +193,8 @@ export async function createOnramp(
       webhookURL: body.webhookURL ?? null,
       userExternalId: body.userExternalId ?? null,
       expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
+      ...(key ? { idempotencyKey: key } : {}),
     };
-    await store.insert(doc);
-    return toDto(doc);
+    return toDto(await store.insertOnce(doc));
   });
 }

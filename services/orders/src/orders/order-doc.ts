@@ -2,9 +2,10 @@ import type { Chain, Currency, OrderStatus, TransactionDto, TransactionType } fr
 import type { OutboxEntry } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { ObjectId } from "mongodb";
+import type { Keyed } from "../idempotency/once-per-key.ts";
 
 /** An onramp or offramp order. Amounts are decimal strings; they become JSON numbers only in `toDto`. */
-export interface OrderDoc {
+export interface OrderDoc extends Keyed {
   _id: ObjectId;
   businessId: string;
   apiKeyId: string | null;

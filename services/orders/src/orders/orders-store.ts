@@ -10,6 +10,7 @@ import {
   type TraceContext,
 } from "@ramp/runtime";
 import { type Db, type Filter, ObjectId } from "mongodb";
+import { ensureKeyIndex, findByKey, insertOnce } from "../idempotency/once-per-key.ts";
 import type { ListPosition } from "./list-cursor.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 
@@ -32,6 +33,10 @@ export interface OrderMove {
 export interface OrdersStore {
   init(): Promise<void>;
   insert(doc: OrderDoc): Promise<boolean>;
+  /** The order a request with this scoped Idempotency-Key created, if any. */
+  findByKey(key: string | undefined): Promise<OrderDoc | null>;
+  /** Inserts, or returns the order a concurrent retry with the same key stored first. */
+  insertOnce(doc: OrderDoc): Promise<OrderDoc>;
   get(id: string | ObjectId): Promise<OrderDoc | null>;
   getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
   /**
@@ -80,8 +85,11 @@ export function createOrdersStore(deps: {
         { name: "business_list" },
       );
       await col.createIndex({ status: 1, expiresAt: 1 });
+      await ensureKeyIndex(col);
     },
     insert: (doc) => states.insert(doc),
+    findByKey: (key) => findByKey(col, key),
+    insertOnce: (doc) => insertOnce(col, doc, states.insert),
     get,
     async getForBusiness(id, businessId) {
       const doc = await get(id);

@@ -23,11 +23,12 @@ import {
 import { Decimal } from "decimal.js";
 import { type Db, ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
+import { ensureKeyIndex, findByKey, insertOnce, type Keyed, scopedKey } from "../idempotency/once-per-key.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 import { checkOrderBounds, FIAT_DP } from "../quotes/quotes.ts";
 import { paymentTotals } from "./payment-fee.ts";
 
-export interface PaymentDoc {
+export interface PaymentDoc extends Keyed {
   _id: ObjectId;
   businessId: string;
   apiKeyId: string;
@@ -75,8 +76,9 @@ export function paymentDto(p: PaymentDoc): PaymentDto {
 
 /** Payments collected for a business: AWAITING → SUCCESSFUL when funds cover the total, or EXPIRED. */
 export interface Payments {
+  init(): Promise<void>;
   create(
-    caller: { businessId: string; apiKeyId: string },
+    caller: { businessId: string; apiKeyId: string; idempotencyKey?: string | undefined },
     body: CreatePaymentRequest,
     trace: TraceContext,
   ): Promise<PaymentDto>;
@@ -113,11 +115,18 @@ export function createPayments(deps: {
   });
 
   const payments: Payments = {
+    init: () => ensureKeyIndex(col),
     async create(
-      caller: { businessId: string; apiKeyId: string },
+      {
+        idempotencyKey,
+        ...caller
+      }: { businessId: string; apiKeyId: string; idempotencyKey?: string | undefined },
       body: CreatePaymentRequest,
       trace: TraceContext,
     ): Promise<PaymentDto> {
+      const key = scopedKey(caller.businessId, idempotencyKey);
+      const done = await findByKey(col, key);
+      if (done) return paymentDto(done);
       const _id = new ObjectId();
       const ref = _id.toHexString();
       const createdAt = new Date();
@@ -129,6 +138,7 @@ export function createPayments(deps: {
         createdAt,
         expiresAt: new Date(createdAt.getTime() + deps.config.PAYMENT_TTL_SECONDS * 1000),
         outbox: [],
+        ...(key ? { idempotencyKey: key } : {}),
       };
       let doc: PaymentDoc;
       if (body.method === "TOKEN") {
@@ -194,8 +204,7 @@ export function createPayments(deps: {
           fiat: va,
         };
       }
-      await states.insert(doc);
-      return paymentDto(doc);
+      return paymentDto(await insertOnce(col, doc, states.insert));
     },
 
     async get(id: string, businessId?: string): Promise<PaymentDoc | null> {

@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import { createLogger } from "@ramp/runtime";
+import { type Db, MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    mongoUrl: string;
+  }
+}
+
+let client: MongoClient;
+const stores: IdempotencyStore[] = [];
+beforeAll(async () => {
+  client = await MongoClient.connect(inject("mongoUrl"));
+});
+afterAll(async () => {
+  for (const s of stores) await s.stop();
+  await client?.close();
+});
+
+const log = createLogger("gateway-test", "silent");
+const freshDb = () => client.db(`t${randomBytes(4).toString("hex")}_gateway_idem`);
+/** Separate stores on one database, as separate gateway replicas: no in-process state hides a race. */
+async function replicas(db: Db, count: number, opts = { ttlSeconds: 60, leaseMs: 60_000 }) {
+  const made = Array.from({ length: count }, () => createIdempotencyStore(db, { ...opts, log }));
+  for (const s of made) await s.init();
+  stores.push(...made);
+  return made;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ok = { status: 201, contentType: "application/json", body: '{"id":"1"}' };
+
+describe("idempotency records (real database)", () => {
+  it("of many concurrent claims of one key exactly one runs; the others see it in progress", async () => {
+    const all = await replicas(freshDb(), 8);
+    const claims = await Promise.all(all.map((s) => s.claim("biz", "k", "fp")));
+    expect(claims.filter((c) => c.kind === "claimed")).toHaveLength(1);
+    expect(claims.filter((c) => c.kind === "in-progress")).toHaveLength(7);
+  });
+
+  it("replays a completed request, refuses another request under the key, runs again once released", async () => {
+    const [s] = await replicas(freshDb(), 1);
+    const first = await s!.claim("biz", "k", "fp");
+    if (first.kind !== "claimed") throw new Error(first.kind);
+    await s!.complete("biz", "k", first.token, ok);
+    expect(await s!.claim("biz", "k", "fp")).toEqual({ kind: "replay", response: ok });
+    expect(await s!.claim("biz", "k", "other")).toEqual({ kind: "mismatch" });
+    expect((await s!.claim("other-biz", "k", "fp")).kind).toBe("claimed");
+
+    const second = await s!.claim("biz", "k2", "fp");
+    if (second.kind !== "claimed") throw new Error(second.kind);
+    await s!.release("biz", "k2", second.token);
+    expect((await s!.claim("biz", "k2", "fp")).kind).toBe("claimed");
+  });
+
+  it("a running record past its lease is taken over by exactly one repeat; the old holder cannot write", async () => {
+    const all = await replicas(freshDb(), 6, { ttlSeconds: 60, leaseMs: 300 });
+    const dead = await all[0]!.claim("biz", "k", "fp");
+    if (dead.kind !== "claimed") throw new Error(dead.kind);
+    expect((await all[1]!.claim("biz", "k", "fp")).kind).toBe("in-progress");
+    await sleep(400);
+    const claims = await Promise.all(all.map((s) => s.claim("biz", "k", "fp")));
+    const winners = claims.filter((c) => c.kind === "claimed");
+    expect(winners).toHaveLength(1);
+    // The process that held the key before wakes up: its answer is not the one kept.
+    await all[0]!.complete("biz", "k", dead.token, { ...ok, body: "stale" });
+    expect((await all[1]!.claim("biz", "k", "fp")).kind).toBe("in-progress");
+  });
+
+  it("an expired record is gone, whatever the database does with TTL indexes", async () => {
+    const [s] = await replicas(freshDb(), 1, { ttlSeconds: 1, leaseMs: 60_000 });
+    const first = await s!.claim("biz", "k", "fp");
+    if (first.kind !== "claimed") throw new Error(first.kind);
+    await s!.complete("biz", "k", first.token, ok);
+    await sleep(1_100);
+    expect((await s!.claim("biz", "k", "another request")).kind).toBe("claimed");
+  });
+});
