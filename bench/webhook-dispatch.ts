@@ -134,14 +134,16 @@ async function main() {
   const emit = async (orders: Array<{ o: TransactionDto; url: string | null }>) => {
     for (let i = 0; i < orders.length; i += 500) {
       await Promise.all(
-        orders.slice(i, i + 500).map(({ o, url }) =>
-          publish(
-            js,
-            Events.orderStatusChanged,
-            { businessId: "bench", apiKeyId, webhookURL: url, sequence: 0, order: o },
-            `${o.id}:INIT`,
+        orders
+          .slice(i, i + 500)
+          .map(({ o, url }) =>
+            publish(
+              js,
+              Events.orderStatusChanged,
+              { businessId: "bench", apiKeyId, webhookURL: url, sequence: 0, order: o },
+              `${o.id}:INIT`,
+            ),
           ),
-        ),
       );
     }
   };
@@ -172,13 +174,18 @@ async function main() {
   // The delivery log is flushed every 100 ms: let the last batch land before counting.
   await new Promise((r) => setTimeout(r, 500));
   const perDelivery = writes / Math.max(1, N - fast.missing());
-  console.log(`database writes: ${writes} for ${N - fast.missing()} deliveries → ${perDelivery.toFixed(3)} per delivery`);
+  console.log(
+    `database writes: ${writes} for ${N - fast.missing()} deliveries → ${perDelivery.toFixed(3)} per delivery`,
+  );
 
-  console.log(`phase 2: ${N} events to it again, after ${SLOW} to a receiver answering after ${SLOW_MS / 1000} s`);
+  console.log(
+    `phase 2: ${N} events to it again, after ${SLOW} to a receiver answering after ${SLOW_MS / 1000} s`,
+  );
   const beside = await phase("beside a slow endpoint", SLOW);
   const impact = (1 - beside.rate / alone.rate) * 100;
   console.log(`slow endpoint cost the fast one ${impact.toFixed(1)} % of its throughput`);
-  if (fast.unsigned() + slow.unsigned() > 0) console.log(`UNSIGNED or badly signed requests: ${fast.unsigned() + slow.unsigned()}`);
+  if (fast.unsigned() + slow.unsigned() > 0)
+    console.log(`UNSIGNED or badly signed requests: ${fast.unsigned() + slow.unsigned()}`);
 
   console.log(`RESULT webhook deliveries/s: ${alone.rate.toFixed(1)}`);
   report({

@@ -3,7 +3,7 @@ import type { WebhookDelivery } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
 import { type AttemptContext, attemptDelivery } from "./attempt.ts";
 import type { AttemptLog } from "./attempt-log.ts";
-import type { LaneHold, Lanes, LaneState, LaneView } from "./lanes.ts";
+import type { LaneHold, LaneState, Lanes, LaneView } from "./lanes.ts";
 
 /** One queued delivery as a replica holds it between pulling it and acknowledging it. */
 export interface Job {

@@ -16,7 +16,10 @@ import { enqueueDelivery } from "./work-queue.ts";
 export type ConfigOf = (apiKeyId: string) => Promise<WebhookConfigDto>;
 
 /** The order's own webhookURL, else the key's rampWebhookURL; none → nothing is sent. */
-export async function orderDelivery(configOf: ConfigOf, e: OrderStatusChanged): Promise<WebhookDelivery | null> {
+export async function orderDelivery(
+  configOf: ConfigOf,
+  e: OrderStatusChanged,
+): Promise<WebhookDelivery | null> {
   const url = e.webhookURL || (e.apiKeyId ? (await configOf(e.apiKeyId)).rampWebhookURL : null);
   if (!url) return null;
   return {
@@ -31,7 +34,10 @@ export async function orderDelivery(configOf: ConfigOf, e: OrderStatusChanged): 
 }
 
 /** Settled payments go to the key's paymentWebhookURL, once per payment. */
-export async function paymentDelivery(configOf: ConfigOf, e: PaymentSettled): Promise<WebhookDelivery | null> {
+export async function paymentDelivery(
+  configOf: ConfigOf,
+  e: PaymentSettled,
+): Promise<WebhookDelivery | null> {
   const url = (await configOf(e.apiKeyId)).paymentWebhookURL;
   if (!url) return null;
   return {

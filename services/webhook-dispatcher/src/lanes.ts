@@ -59,13 +59,15 @@ export async function openLanes(nc: NatsConnection): Promise<Lanes> {
 
   async function look(laneId: string): Promise<LaneView> {
     const entry = await kv.get(laneId);
-    if (!entry || entry.operation !== "PUT") return { state: EMPTY, revision: 0 };
+    if (entry?.operation !== "PUT") return { state: EMPTY, revision: 0 };
     return { state: { ...EMPTY, ...entry.json<LaneState>() }, revision: entry.revision };
   }
 
   async function write(laneId: string, state: LaneState, revision: number): Promise<number | null> {
     try {
-      return revision === 0 ? await kv.create(laneId, encode(state)) : await kv.update(laneId, encode(state), revision);
+      return revision === 0
+        ? await kv.create(laneId, encode(state))
+        : await kv.update(laneId, encode(state), revision);
     } catch (err) {
       if (isWrongRevision(err)) return null;
       throw err;
@@ -82,7 +84,11 @@ export async function openLanes(nc: NatsConnection): Promise<Lanes> {
     async settle(hold, next) {
       let view: LaneView = { state: hold.state, revision: hold.revision };
       for (let i = 0; i < 5; i++) {
-        const written = await write(hold.laneId, { ...next(view.state), holder: null, until: 0 }, view.revision);
+        const written = await write(
+          hold.laneId,
+          { ...next(view.state), holder: null, until: 0 },
+          view.revision,
+        );
         if (written !== null) return;
         // Our lease lapsed and someone else wrote in between: apply the change to what they left
         // (`delivered` only ever grows, so nothing they recorded is undone).

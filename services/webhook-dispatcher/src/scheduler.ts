@@ -104,7 +104,8 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     for (const candidate of ep.waiting) {
       if (busyLanes.has(candidate.laneId)) continue;
       let first = candidate;
-      for (const j of ep.waiting) if (j.laneId === candidate.laneId && j.d.sequence < first.d.sequence) first = j;
+      for (const j of ep.waiting)
+        if (j.laneId === candidate.laneId && j.d.sequence < first.d.sequence) first = j;
       if (first.readyAt <= now) {
         ep.waiting.splice(ep.waiting.indexOf(first), 1);
         return first;
@@ -164,7 +165,8 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       }
     }
     let next = Number.POSITIVE_INFINITY;
-    for (const ep of endpoints.values()) for (const j of ep.waiting) if (j.readyAt > now) next = Math.min(next, j.readyAt);
+    for (const ep of endpoints.values())
+      for (const j of ep.waiting) if (j.readyAt > now) next = Math.min(next, j.readyAt);
     if (timer) clearTimeout(timer);
     timer = Number.isFinite(next) ? setTimeout(pump, next - now) : null;
   }

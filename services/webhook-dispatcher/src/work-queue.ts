@@ -22,7 +22,11 @@ const DEDUPE_WINDOW_MS = 24 * 3600 * 1000;
  * is bounded on its side instead (see scheduler.ts). `ack_wait` outlasts one attempt plus its lane
  * bookkeeping; messages queued in memory longer than that are kept alive with `working()`.
  */
-export async function openWorkQueue(nc: NatsConnection, js: JetStreamClient, ackWaitMs: number): Promise<Consumer> {
+export async function openWorkQueue(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  ackWaitMs: number,
+): Promise<Consumer> {
   const jsm = await jetstreamManager(nc);
   const { stream, deliver, durable } = WebhookWork;
   try {
