@@ -33,6 +33,18 @@ const OVERFLOW_MAX_MS = 30_000;
 /** After an unexpected error (NATS or lane trouble) the message is tried again this much later. */
 const ERROR_RETRY_MS = 1_000;
 
+/**
+ * Answers a message if the connection still allows it. One that cannot be answered (the connection is
+ * closed or gone) is redelivered by the server once its ack wait ends, which is the outcome we want anyway.
+ */
+const quietly = (answer: () => void) => {
+  try {
+    answer();
+  } catch {
+    // Redelivered after ack_wait.
+  }
+};
+
 export const endpointOf = (url: string): string => {
   try {
     return new URL(url).origin;
@@ -81,7 +93,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       };
     } catch (err) {
       o.log.error({ err }, "queued delivery does not match its contract; terminated");
-      msg.term("invalid payload");
+      quietly(() => msg.term("invalid payload"));
       return;
     }
     let ep = endpoints.get(job.endpoint);
@@ -92,7 +104,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     if (ep.waiting.length >= o.perEndpoint * QUEUED_PER_SLOT) {
       const expected = (ep.avgMs * ep.waiting.length) / o.perEndpoint;
       const delay = Math.min(OVERFLOW_MAX_MS, Math.max(OVERFLOW_MIN_MS, expected));
-      msg.nak(Math.round(delay * (1 + Math.random() * 0.2)));
+      quietly(() => msg.nak(Math.round(delay * (1 + Math.random() * 0.2))));
       return;
     }
     ep.waiting.push(job);
@@ -121,7 +133,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     busyLanes.delete(job.laneId);
     if (outcome.done) held--;
     else if (stopping) {
-      job.msg.nak();
+      quietly(() => job.msg.nak());
       held--;
     } else {
       job.readyAt = outcome.retryAt;
@@ -140,7 +152,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     const p = deliverOnce(o.deliver, job)
       .catch((err): Outcome => {
         job.log.error({ err }, "delivery step failed; the message is tried again");
-        job.msg.nak(ERROR_RETRY_MS);
+        quietly(() => job.msg.nak(ERROR_RETRY_MS));
         return { done: true };
       })
       .then((outcome) => finish(job, ep, outcome, performance.now() - started));
@@ -174,7 +186,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   // Jobs queued in memory are still unacknowledged: keep the server from redelivering them elsewhere.
   const keepAlive = setInterval(
     () => {
-      for (const ep of endpoints.values()) for (const j of ep.waiting) j.msg.working();
+      for (const ep of endpoints.values()) for (const j of ep.waiting) quietly(() => j.msg.working());
     },
     Math.max(1_000, o.ackWaitMs / 3),
   );
@@ -184,13 +196,13 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     for await (const msg of messages) {
       while (held >= maxHeld && !stopping) await new Promise<void>((r) => (roomWaiter = r));
       if (stopping) {
-        msg.nak();
+        quietly(() => msg.nak());
         continue;
       }
       admit(msg);
       pump();
     }
-  })();
+  })().catch((err) => o.log.error({ err }, "delivery queue consumer ended"));
 
   return {
     async stop() {
@@ -202,7 +214,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       await loop;
       // Queued jobs go straight back to the stream for another replica; running attempts finish.
       for (const ep of endpoints.values()) {
-        for (const j of ep.waiting) j.msg.nak();
+        for (const j of ep.waiting) quietly(() => j.msg.nak());
         held -= ep.waiting.length;
         ep.waiting = [];
       }
