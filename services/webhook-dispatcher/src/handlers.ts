@@ -58,7 +58,8 @@ export function serveHandlers(deps: HandlerDeps) {
     serveRpc(nc, Rpc.webhookRedeliver, QUEUE, log, async ({ apiKeyId, deliveryId }, ctx) => {
       await attemptLog.flush().catch(() => undefined);
       const d = await deliveries.lastAttempt(apiKeyId, deliveryId);
-      if (!d) throw notFound("Delivery not found");
+      // Attempts logged before the log carried bodies cannot be re-sent.
+      if (!d?.body) throw notFound("Delivery not found");
       const r = await attemptDelivery(attempt, d.apiKeyId, d.url, d.body);
       const { type, subjectId, url, body } = d;
       attemptLog.record({ deliveryId, apiKeyId, type, subjectId, url, attempt: d.attempt + 1, body }, r);
