@@ -7,7 +7,7 @@
  *   BENCH_DURATION_S=1 BENCH_EVENTS=20 BENCH_DB_OPS=20 npm run bench      (a smoke run: seconds)
  *
  * Durations and sizes are the scripts' own variables (BENCH_DURATION_S, BENCH_CONCURRENCY,
- * BENCH_EVENTS, BENCH_DB_OPS, BENCH_TIMEOUT_S), passed through. HTTP load goes only to 127.0.0.1.
+ * BENCH_EVENTS, BENCH_SLOW_EVENTS, BENCH_DB_OPS, BENCH_TIMEOUT_S), passed through. HTTP load goes only to 127.0.0.1.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";

@@ -55,7 +55,7 @@ async function configureKey(nc: NatsConnection, apiKeyId: string, r: Receiver): 
   r.setSecret(cfg.webhookSecret);
 }
 
-const FAST = { WEBHOOK_RETRY_SCHEDULE: "0,1,1", WEBHOOK_POLL_MS: "100" };
+const FAST = { WEBHOOK_RETRY_SCHEDULE: "0,1,1" };
 
 describe("deliveries of order status changes (spec §6)", () => {
   let stack: Stack;

@@ -58,10 +58,10 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
     .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, "must be a header-name prefix such as X-SVC")
     .default("X-SVC"),
   WEBHOOK_TIMEOUT_MS: envInt(15_000),
-  /** Attempts in flight per instance, so one slow receiver cannot hold up everyone else. */
-  WEBHOOK_CONCURRENCY: envInt(64),
-  /** How often an idle instance looks for due retries (new events wake it at once). */
-  WEBHOOK_POLL_MS: envInt(500),
+  /** Attempts in flight per instance. */
+  WEBHOOK_CONCURRENCY: envInt(128),
+  /** Attempts in flight per instance to one endpoint, so a slow receiver only occupies its own slots. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: envInt(16),
 })
   .superRefine((c, ctx) => {
     const raw = c.WEBHOOK_SECRET_KEY;

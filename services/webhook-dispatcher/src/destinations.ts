@@ -1,19 +1,29 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Consumers, type OrderStatusChanged, type PaymentSettled, stringifyJson } from "@ramp/contracts";
+import {
+  Consumers,
+  type OrderStatusChanged,
+  type PaymentSettled,
+  stringifyJson,
+  type WebhookConfigDto,
+  type WebhookDelivery,
+} from "@ramp/contracts";
 import { consume, type Logger, type RunningConsumer } from "@ramp/runtime";
-import type { ConfigStore } from "./config-store.ts";
-import type { DeliveriesStore, NewDelivery } from "./deliveries-store.ts";
-import type { Scheduler } from "./scheduler.ts";
+import { deliveryIdOf } from "./deliveries-store.ts";
+import { enqueueDelivery } from "./work-queue.ts";
 
-/** spec §6: the order's own webhookURL, else the key's rampWebhookURL; none → nothing is sent. */
+/** Reads a key's webhook config (served from memory; see service.ts). */
+export type ConfigOf = (apiKeyId: string) => Promise<WebhookConfigDto>;
+
+/** The order's own webhookURL, else the key's rampWebhookURL; none → nothing is sent. */
 export async function orderDelivery(
-  configs: ConfigStore,
+  configOf: ConfigOf,
   e: OrderStatusChanged,
-): Promise<NewDelivery | null> {
-  const url = e.webhookURL || (e.apiKeyId ? (await configs.get(e.apiKeyId)).rampWebhookURL : null);
+): Promise<WebhookDelivery | null> {
+  const url = e.webhookURL || (e.apiKeyId ? (await configOf(e.apiKeyId)).rampWebhookURL : null);
   if (!url) return null;
   return {
-    key: `${e.order.id}:${e.sequence}:${url}`,
+    deliveryId: deliveryIdOf(`${e.order.id}:${e.sequence}:${url}`),
     type: "RAMP",
     apiKeyId: e.apiKeyId,
     subjectId: e.order.id,
@@ -24,11 +34,14 @@ export async function orderDelivery(
 }
 
 /** Settled payments go to the key's paymentWebhookURL, once per payment. */
-export async function paymentDelivery(configs: ConfigStore, e: PaymentSettled): Promise<NewDelivery | null> {
-  const url = (await configs.get(e.apiKeyId)).paymentWebhookURL;
+export async function paymentDelivery(
+  configOf: ConfigOf,
+  e: PaymentSettled,
+): Promise<WebhookDelivery | null> {
+  const url = (await configOf(e.apiKeyId)).paymentWebhookURL;
   if (!url) return null;
   return {
-    key: `payment:${e.payment.id}`,
+    deliveryId: deliveryIdOf(`payment:${e.payment.id}`),
     type: "PAYMENT",
     apiKeyId: e.apiKeyId,
     subjectId: e.payment.id,
@@ -40,33 +53,34 @@ export async function paymentDelivery(configs: ConfigStore, e: PaymentSettled): 
 
 export interface IntakeDeps {
   nc: NatsConnection;
+  js: JetStreamClient;
   log: Logger;
-  configs: ConfigStore;
-  deliveries: DeliveriesStore;
-  scheduler: Scheduler;
-  firstDelayMs: number;
+  configOf: ConfigOf;
 }
 
 /**
- * Turns events into stored deliveries and acks them at once: retries can span hours, which is the
- * database's job, not a JetStream message held unacknowledged.
+ * Turns events into queued deliveries: the destination is resolved and the body serialised once, then
+ * the event is acknowledged. Nothing is written to the database; the work queue holds the delivery
+ * until it is sent, and its message id (the delivery id) makes a redelivered event a no-op.
  */
 export async function startIntake(d: IntakeDeps): Promise<RunningConsumer[]> {
-  const store = async (delivery: NewDelivery | null) => {
-    if (!delivery) return;
-    const doc = await d.deliveries.add(delivery, d.firstDelayMs);
-    if (doc && d.firstDelayMs === 0 && d.scheduler.hasRoom()) d.scheduler.run(doc);
-  };
   return Promise.all([
     consume(d.nc, {
       ...Consumers.webhookOrders,
+      concurrency: 64,
       log: d.log,
-      handler: async (e) => store(await orderDelivery(d.configs, e)),
+      handler: async (e, { trace }) => {
+        const delivery = await orderDelivery(d.configOf, e);
+        if (delivery) await enqueueDelivery(d.js, delivery, trace);
+      },
     }),
     consume(d.nc, {
       ...Consumers.webhookPayments,
       log: d.log,
-      handler: async (e) => store(await paymentDelivery(d.configs, e)),
+      handler: async (e, { trace }) => {
+        const delivery = await paymentDelivery(d.configOf, e);
+        if (delivery) await enqueueDelivery(d.js, delivery, trace);
+      },
     }),
   ]);
 }

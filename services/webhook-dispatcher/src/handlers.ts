@@ -12,6 +12,7 @@ import {
 import { type Logger, serveRpc } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import { type AttemptContext, attemptDelivery, testResult } from "./attempt.ts";
+import type { AttemptLog } from "./attempt-log.ts";
 import type { ConfigStore } from "./config-store.ts";
 import type { DeliveriesStore } from "./deliveries-store.ts";
 
@@ -22,11 +23,15 @@ export interface HandlerDeps {
   log: Logger;
   configs: ConfigStore;
   deliveries: DeliveriesStore;
+  attemptLog: AttemptLog;
   attempt: AttemptContext;
+  /** Tells every replica's config cache that a key's config changed. */
+  configChanged(apiKeyId: string): Promise<void>;
 }
 
 /** The request/reply side: config, test sends and the delivery log. */
-export function serveHandlers({ nc, log, configs, deliveries, attempt }: HandlerDeps) {
+export function serveHandlers(deps: HandlerDeps) {
+  const { nc, log, configs, deliveries, attemptLog, attempt } = deps;
   return [
     serveRpc(nc, Rpc.webhookConfigGet, QUEUE, log, ({ apiKeyId }) => configs.get(apiKeyId)),
 
@@ -36,6 +41,7 @@ export function serveHandlers({ nc, log, configs, deliveries, attempt }: Handler
       if (urls.some((u) => !isAllowedWebhookUrl(u, attempt.send.allowPrivate)))
         throw badRequest(NOT_PUBLIC_WEBHOOK_URL);
       const updated = await configs.update(apiKeyId, body);
+      await deps.configChanged(apiKeyId);
       ctx.log.info({ apiKeyId, fields: Object.keys(body) }, "webhook config updated");
       return updated;
     }),
@@ -47,30 +53,29 @@ export function serveHandlers({ nc, log, configs, deliveries, attempt }: Handler
       const url = config[field];
       if (!url) throw badRequest(`No ${field} configured for this API key`);
       const sample = type === "RAMP" ? sampleTransaction() : samplePayment();
-      const r = await attemptDelivery(attempt, apiKeyId, url, stringifyJson(sample));
+      const body = stringifyJson(sample);
+      const r = await attemptDelivery(attempt, apiKeyId, url, body);
       const deliveryId = `test_${new ObjectId().toHexString()}`;
-      await deliveries.recordAttempt(
-        { deliveryId, apiKeyId, type, subjectId: sample.id, url, attempt: 1 },
-        r,
-      );
+      attemptLog.record({ deliveryId, apiKeyId, type, subjectId: sample.id, url, attempt: 1, body }, r);
       return testResult(type, url, r);
     }),
 
-    serveRpc(nc, Rpc.webhookDeliveries, QUEUE, log, ({ apiKeyId, id, limit }) =>
-      deliveries.listAttempts(apiKeyId, id, Math.min(Math.max(limit, 1), 200)),
-    ),
+    // The log is written in batches: flushing first shows at least every attempt this replica made.
+    serveRpc(nc, Rpc.webhookDeliveries, QUEUE, log, async ({ apiKeyId, id, limit }) => {
+      await attemptLog.flush().catch(() => undefined);
+      return deliveries.listAttempts(apiKeyId, id, Math.min(Math.max(limit, 1), 200));
+    }),
 
     // Sends the stored body again now, freshly signed, whatever state the delivery is in. A manual
     // extra send: it is logged but leaves the scheduled delivery's own state alone.
     serveRpc(nc, Rpc.webhookRedeliver, QUEUE, log, async ({ apiKeyId, deliveryId }, ctx) => {
-      const d = await deliveries.get(apiKeyId, deliveryId);
-      if (!d) throw notFound("Delivery not found");
-      const n = d.attemptsMade + 1;
+      await attemptLog.flush().catch(() => undefined);
+      const d = await deliveries.lastAttempt(apiKeyId, deliveryId);
+      // Attempts logged before the log carried bodies cannot be re-sent.
+      if (!d?.body) throw notFound("Delivery not found");
       const r = await attemptDelivery(attempt, d.apiKeyId, d.url, d.body);
-      await deliveries.recordAttempt(
-        { deliveryId: d._id, apiKeyId, type: d.type, subjectId: d.subjectId, url: d.url, attempt: n },
-        r,
-      );
+      const { type, subjectId, url, body } = d;
+      attemptLog.record({ deliveryId, apiKeyId, type, subjectId, url, attempt: d.attempt + 1, body }, r);
       ctx.log.info({ deliveryId, delivered: r.delivered }, "manual redelivery");
       return testResult(d.type, d.url, r);
     }),

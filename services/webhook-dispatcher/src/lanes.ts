@@ -1,35 +1,112 @@
-import { createHash, randomUUID } from "node:crypto";
-import type { Claims } from "@ramp/runtime";
+import { createHash } from "node:crypto";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { type KV, Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { WebhookWork } from "@ramp/contracts";
 
 /**
- * A lane is one (order or payment, URL) pair, and its lock is the only thing that lets a process
- * touch a delivery of that lane: claim, attempt, reschedule. The lock is a leased claim (an insert on a
- * unique key, atomic on every MongoDB-wire backend, unlike FerretDB's conditional updates), so
- * everything written to a delivery after it is stored is written by the lock holder alone.
+ * A lane is one (order or payment, URL) pair. Its state, one NATS KV entry, is what keeps a receiver's
+ * view of an order moving forward across every replica:
+ * - `delivered`: the highest status sequence that reached the URL. A status at or below it is never
+ *   sent again (a newer one already arrived, or this one did and its acknowledgement was lost).
+ * - `holder`/`until`: a lease. Only the holder sends on the lane, so two replicas can never have an
+ *   older and a newer status in flight to the same URL at once (the older could land last). A holder
+ *   that dies simply lets its lease run out.
+ * - `attempts`: attempts made per sequence still pending, which numbers the next attempt and ends the
+ *   retry schedule; JetStream's own delivery count also counts redeliveries that were not attempts.
+ * Every change is a compare-and-set on the entry's revision (KV create/update are atomic on the
+ * server), so of two replicas racing for a lane exactly one wins; the other tries again a moment later.
  */
-export interface LaneLock {
+export interface LaneState {
+  delivered: number;
+  holder: string | null;
+  until: number;
+  attempts: Record<string, number>;
+}
+
+export interface LaneView {
+  state: LaneState;
+  /** 0 while the lane has no entry. */
+  revision: number;
+}
+
+/** A lease this process holds on a lane. */
+export interface LaneHold {
   laneId: string;
-  token: string;
+  revision: number;
+  state: LaneState;
+}
+
+export interface Lanes {
+  look(laneId: string): Promise<LaneView>;
+  /** Takes the lease if the lane is still at `seen.revision`; null when another writer got there first. */
+  take(laneId: string, seen: LaneView, holder: string, leaseMs: number): Promise<LaneHold | null>;
+  /** Writes the lane's next state and gives up the lease. */
+  settle(hold: LaneHold, next: (s: LaneState) => Omit<LaneState, "holder" | "until">): Promise<void>;
 }
 
 export const laneIdOf = (subjectId: string, url: string) =>
   createHash("sha256").update(`${subjectId}\n${url}`).digest("hex").slice(0, 24);
 
-export interface Lanes {
-  /** The lane's lock, or null while someone else holds a live lock on it; a lapsed lock is taken over. */
-  acquire(laneId: string, leaseMs: number): Promise<LaneLock | null>;
-  release(lock: LaneLock): Promise<void>;
-}
+const EMPTY: LaneState = { delivered: -1, holder: null, until: 0, attempts: {} };
 
-export function createLanes(claims: Claims): Lanes {
-  const key = (laneId: string) => `lane:${laneId}`;
+/** A lane untouched this long is forgotten; far beyond the longest retry schedule. */
+const LANE_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export async function openLanes(nc: NatsConnection, replicas = 1): Promise<Lanes> {
+  const kv: KV = await new Kvm(nc).create(WebhookWork.lanesBucket, {
+    history: 1,
+    ttl: LANE_TTL_MS,
+    replicas,
+  });
+  const encode = (s: LaneState) => JSON.stringify(s);
+
+  async function look(laneId: string): Promise<LaneView> {
+    const entry = await kv.get(laneId);
+    if (entry?.operation !== "PUT") return { state: EMPTY, revision: 0 };
+    return { state: { ...EMPTY, ...entry.json<LaneState>() }, revision: entry.revision };
+  }
+
+  async function write(laneId: string, state: LaneState, revision: number): Promise<number | null> {
+    try {
+      return revision === 0
+        ? await kv.create(laneId, encode(state))
+        : await kv.update(laneId, encode(state), revision);
+    } catch (err) {
+      if (isWrongRevision(err)) return null;
+      throw err;
+    }
+  }
+
   return {
-    async acquire(laneId, leaseMs) {
-      const token = randomUUID();
-      return (await claims.claim(key(laneId), token, leaseMs)) ? { laneId, token } : null;
+    look,
+    async take(laneId, seen, holder, leaseMs) {
+      const state = { ...seen.state, holder, until: Date.now() + leaseMs };
+      const revision = await write(laneId, state, seen.revision);
+      return revision === null ? null : { laneId, revision, state };
     },
-    async release(lock) {
-      await claims.release(key(lock.laneId), lock.token);
+    async settle(hold, next) {
+      let view: LaneView = { state: hold.state, revision: hold.revision };
+      for (let i = 0; i < 5; i++) {
+        const written = await write(
+          hold.laneId,
+          { ...next(view.state), holder: null, until: 0 },
+          view.revision,
+        );
+        if (written !== null) return;
+        // Our lease lapsed and someone else wrote in between: apply the change to what they left
+        // (`delivered` only ever grows, so nothing they recorded is undone).
+        view = await look(hold.laneId);
+      }
+      throw new Error(`lane ${hold.laneId} could not be settled`);
     },
   };
+}
+
+function isWrongRevision(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
 }

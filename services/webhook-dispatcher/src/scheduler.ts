@@ -1,161 +1,224 @@
+import type { Consumer, JsMsg } from "@nats-io/jetstream";
+import { WebhookWork } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
-import { type AttemptContext, attemptDelivery } from "./attempt.ts";
-import type { DeliveriesStore, DeliveryDoc } from "./deliveries-store.ts";
-import type { Lanes } from "./lanes.ts";
+import { type DeliverDeps, deliverOnce, type Job, type Outcome } from "./deliver.ts";
+import { laneIdOf } from "./lanes.ts";
 
 export interface SchedulerOptions {
-  store: DeliveriesStore;
-  lanes: Lanes;
-  attempt: AttemptContext;
+  consumer: Consumer;
+  deliver: DeliverDeps;
   log: Logger;
-  /** Seconds before each attempt; its length is the number of attempts. */
-  schedule: number[];
+  /** Attempts in flight in this replica. */
   concurrency: number;
-  pollMs: number;
-  leaseMs: number;
+  /** Attempts in flight to one endpoint (scheme, host and port) in this replica. */
+  perEndpoint: number;
+  ackWaitMs: number;
 }
 
-/** How long a delivery that must wait for its lane is set aside. */
-const WAIT_MS = 150;
-/** How long a status waits for a predecessor that may still be on its way through the consumer. */
-const ORDER_GRACE_MS = 1_000;
-
-/** Retries a write a few times: SQLite-backed FerretDB answers SQLITE_BUSY under write bursts. */
-async function persist(write: () => Promise<void>): Promise<void> {
-  for (let i = 0; ; i++) {
-    try {
-      return await write();
-    } catch (err) {
-      if (i >= 4) throw err;
-      await new Promise((r) => setTimeout(r, 50 * 2 ** i));
-    }
-  }
+export interface Scheduler {
+  stop(): Promise<void>;
 }
+
+interface Endpoint {
+  active: number;
+  waiting: Job[];
+  /** Moving average of how long one job takes here: how long its overflow is sent away for. */
+  avgMs: number;
+}
+
+/** Jobs one endpoint may have queued in memory, per slot; beyond that they wait in the stream. */
+const QUEUED_PER_SLOT = 2;
+const OVERFLOW_MIN_MS = 500;
+const OVERFLOW_MAX_MS = 30_000;
+/** After an unexpected error (NATS or lane trouble) the message is tried again this much later. */
+const ERROR_RETRY_MS = 1_000;
 
 /**
- * Sends deliveries with bounded parallelism. The database, not memory, holds every pending
- * delivery: any number of instances can run, and one that dies mid-attempt leaves the delivery
- * due, with its lane locked until the lease runs out; then whoever finds it sends it. New deliveries are tried at once
- * (`run`); the poll picks up retries, overflow and work orphaned by a crash.
+ * Answers a message if the connection still allows it. One that cannot be answered (the connection is
+ * closed or gone) is redelivered by the server once its ack wait ends, which is the outcome we want anyway.
  */
-export function startScheduler(o: SchedulerOptions) {
-  const inflight = new Map<string, Promise<void>>();
-  let stopped = false;
-  let polling: Promise<void> | null = null;
-
-  /**
-   * What keeps a receiver's view of an order moving forward (DESIGN §8): never send a status once a
-   * newer one was delivered to the same URL, and let an older one have its first try before it.
-   */
-  async function ordering(d: DeliveryDoc): Promise<"send" | "superseded" | "wait"> {
-    if (d.type !== "RAMP") return "send";
-    const others = await o.store.neighbours(d);
-    if (others.some((x) => x.sequence > d.sequence && x.status === "delivered")) return "superseded";
-    const older = others.filter((x) => x.sequence < d.sequence);
-    if (older.some((x) => x.status === "pending" && x.attemptsMade === 0)) return "wait";
-    // Statuses published back to back can be stored out of order by the parallel consumer.
-    const young = Date.now() - d.createdAt.getTime() < ORDER_GRACE_MS;
-    return d.sequence > 0 && older.length === 0 && young ? "wait" : "send";
+const quietly = (answer: () => void) => {
+  try {
+    answer();
+  } catch {
+    // Redelivered after ack_wait.
   }
+};
 
-  async function attempt(d: DeliveryDoc, log: Logger): Promise<void> {
-    const verdict = await ordering(d);
-    if (verdict === "superseded") {
-      await o.store.update(d, { status: "superseded", lastError: "A newer status was delivered" });
-      log.info("stale status not delivered: a newer one already was");
-      return;
-    }
-    if (verdict === "wait") {
-      await o.store.update(d, { nextAttemptAt: new Date(Date.now() + WAIT_MS) });
-      return;
-    }
-    const n = d.attemptsMade + 1;
-    const r = await attemptDelivery(o.attempt, d.apiKeyId, d.url, d.body);
-    // Sent: from here a lost write means a duplicate send, so ride out a briefly busy database.
-    await persist(() =>
-      o.store.recordAttempt(
-        {
-          deliveryId: d._id,
-          apiKeyId: d.apiKeyId,
-          type: d.type,
-          subjectId: d.subjectId,
-          url: d.url,
-          attempt: n,
-        },
-        r,
-      ),
-    );
-    const pause = o.schedule[n];
-    if (r.delivered) {
-      await persist(() => o.store.update(d, { status: "delivered", attemptsMade: n, lastError: null }));
-    } else if (pause === undefined) {
-      await persist(() => o.store.update(d, { status: "failed", attemptsMade: n, lastError: r.error }));
-      log.warn({ attempt: n, error: r.error }, "webhook delivery failed for good");
-    } else {
-      const nextAttemptAt = new Date(Date.now() + pause * 1000);
-      await persist(() => o.store.update(d, { attemptsMade: n, nextAttemptAt, lastError: r.error }));
-      log.info({ attempt: n, error: r.error, retryInS: pause }, "webhook attempt failed; will retry");
-    }
+export const endpointOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "invalid";
   }
+};
 
-  async function process(candidate: DeliveryDoc): Promise<void> {
-    const lock = await o.lanes.acquire(candidate.laneId, o.leaseMs);
-    if (!lock) return; // Another attempt on this lane is running; the poll comes back to it.
-    try {
-      const d = await o.store.reload(candidate._id);
-      if (!d) return;
-      await attempt(d, o.log.child({ deliveryId: d._id, subjectId: d.subjectId, sequence: d.sequence }));
-    } finally {
-      // If even this fails the lock simply expires with its lease.
-      await persist(() => o.lanes.release(lock));
-    }
-  }
+/**
+ * Pulls deliveries from the shared durable consumer and sends them with bounded concurrency: at most
+ * `concurrency` attempts in this replica and `perEndpoint` to any one endpoint, so an endpoint that
+ * takes seconds to answer occupies only its own slots. Each endpoint may also queue only a few jobs in
+ * memory; the rest of its backlog is handed back to the stream (`nak` with a delay scaled to how slow
+ * it is), so it never fills the replica's intake and starves the others.
+ *
+ * Ordering per lane: inside a replica two jobs of one lane never run at once and the lowest sequence
+ * goes first; across replicas the lane's lease (lanes.ts) decides who sends.
+ */
+export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
+  const endpoints = new Map<string, Endpoint>();
+  const busyLanes = new Set<string>();
+  const running = new Set<Promise<void>>();
+  const maxHeld = o.concurrency * 2;
+  let held = 0;
+  let active = 0;
+  let stopping = false;
+  let timer: NodeJS.Timeout | null = null;
+  let roomWaiter: (() => void) | null = null;
 
-  function run(d: DeliveryDoc): void {
-    if (inflight.has(d._id)) return;
-    const p = process(d)
-      .catch((err) => o.log.error({ err, deliveryId: d._id }, "delivery attempt crashed; lease will expire"))
-      .finally(() => inflight.delete(d._id));
-    inflight.set(d._id, p);
-  }
-
-  async function pollOnce(): Promise<void> {
-    try {
-      while (!stopped) {
-        const room = o.concurrency - inflight.size;
-        if (room <= 0) return;
-        // Over-fetch: some candidates sit behind a busy lane and are skipped this round.
-        const due = await o.store.findDue(room * 2 + 16, new Set(inflight.keys()));
-        const before = inflight.size;
-        for (const d of due.slice(0, room)) run(d);
-        if (due.length < room || inflight.size === before) return;
-        await Promise.race(inflight.values());
-      }
-    } catch (err) {
-      o.log.error({ err }, "claiming deliveries failed; retrying on the next tick");
-    }
-  }
-
-  const tick = () => {
-    if (stopped || polling) return;
-    polling = pollOnce().finally(() => {
-      polling = null;
-    });
+  const signalRoom = () => {
+    roomWaiter?.();
+    roomWaiter = null;
   };
-  const timer = setInterval(tick, o.pollMs);
-  tick();
+
+  function admit(msg: JsMsg): void {
+    let job: Job;
+    try {
+      const d = WebhookWork.deliver.payload.parse(msg.json());
+      job = {
+        msg,
+        d,
+        laneId: laneIdOf(d.subjectId, d.url),
+        endpoint: endpointOf(d.url),
+        readyAt: 0,
+        log: o.log.child({ deliveryId: d.deliveryId, subjectId: d.subjectId, sequence: d.sequence }),
+      };
+    } catch (err) {
+      o.log.error({ err }, "queued delivery does not match its contract; terminated");
+      quietly(() => msg.term("invalid payload"));
+      return;
+    }
+    let ep = endpoints.get(job.endpoint);
+    if (!ep) {
+      ep = { active: 0, waiting: [], avgMs: 0 };
+      endpoints.set(job.endpoint, ep);
+    }
+    if (ep.waiting.length >= o.perEndpoint * QUEUED_PER_SLOT) {
+      const expected = (ep.avgMs * ep.waiting.length) / o.perEndpoint;
+      const delay = Math.min(OVERFLOW_MAX_MS, Math.max(OVERFLOW_MIN_MS, expected));
+      quietly(() => msg.nak(Math.round(delay * (1 + Math.random() * 0.2))));
+      return;
+    }
+    ep.waiting.push(job);
+    held++;
+  }
+
+  /** The next job of `ep` that may run now: a free lane, and that lane's lowest sequence. */
+  function pick(ep: Endpoint, now: number): Job | null {
+    for (const candidate of ep.waiting) {
+      if (busyLanes.has(candidate.laneId)) continue;
+      let first = candidate;
+      for (const j of ep.waiting)
+        if (j.laneId === candidate.laneId && j.d.sequence < first.d.sequence) first = j;
+      if (first.readyAt <= now) {
+        ep.waiting.splice(ep.waiting.indexOf(first), 1);
+        return first;
+      }
+    }
+    return null;
+  }
+
+  function finish(job: Job, ep: Endpoint, outcome: Outcome, tookMs: number): void {
+    ep.avgMs = ep.avgMs === 0 ? tookMs : ep.avgMs * 0.8 + tookMs * 0.2;
+    ep.active--;
+    active--;
+    busyLanes.delete(job.laneId);
+    if (outcome.done) held--;
+    else if (stopping) {
+      quietly(() => job.msg.nak());
+      held--;
+    } else {
+      job.readyAt = outcome.retryAt;
+      ep.waiting.push(job);
+    }
+    if (ep.active === 0 && ep.waiting.length === 0) endpoints.delete(job.endpoint);
+    signalRoom();
+    pump();
+  }
+
+  function start(job: Job, ep: Endpoint): void {
+    ep.active++;
+    active++;
+    busyLanes.add(job.laneId);
+    const started = performance.now();
+    const p = deliverOnce(o.deliver, job)
+      .catch((err): Outcome => {
+        job.log.error({ err }, "delivery step failed; the message is tried again");
+        quietly(() => job.msg.nak(ERROR_RETRY_MS));
+        return { done: true };
+      })
+      .then((outcome) => finish(job, ep, outcome, performance.now() - started));
+    running.add(p);
+    void p.finally(() => running.delete(p));
+  }
+
+  function pump(): void {
+    if (stopping) return;
+    const now = Date.now();
+    // Round-robin over endpoints, one job each per pass, so no endpoint takes every free slot.
+    for (let progressed = true; progressed && active < o.concurrency; ) {
+      progressed = false;
+      for (const ep of endpoints.values()) {
+        if (active >= o.concurrency) break;
+        if (ep.active >= o.perEndpoint) continue;
+        const job = pick(ep, now);
+        if (job) {
+          start(job, ep);
+          progressed = true;
+        }
+      }
+    }
+    let next = Number.POSITIVE_INFINITY;
+    for (const ep of endpoints.values())
+      for (const j of ep.waiting) if (j.readyAt > now) next = Math.min(next, j.readyAt);
+    if (timer) clearTimeout(timer);
+    timer = Number.isFinite(next) ? setTimeout(pump, next - now) : null;
+  }
+
+  // Jobs queued in memory are still unacknowledged: keep the server from redelivering them elsewhere.
+  const keepAlive = setInterval(
+    () => {
+      for (const ep of endpoints.values()) for (const j of ep.waiting) quietly(() => j.msg.working());
+    },
+    Math.max(1_000, o.ackWaitMs / 3),
+  );
+
+  const messages = await o.consumer.consume({ max_messages: o.concurrency });
+  const loop = (async () => {
+    for await (const msg of messages) {
+      while (held >= maxHeld && !stopping) await new Promise<void>((r) => (roomWaiter = r));
+      if (stopping) {
+        quietly(() => msg.nak());
+        continue;
+      }
+      admit(msg);
+      pump();
+    }
+  })().catch((err) => o.log.error({ err }, "delivery queue consumer ended"));
 
   return {
-    /** Whether a delivery stored now should be born leased to this instance and sent at once. */
-    hasRoom: () => !stopped && inflight.size < o.concurrency,
-    run,
-    async stop(): Promise<void> {
-      stopped = true;
-      clearInterval(timer);
-      // A claim racing with stop() must still be finished, not abandoned under its lease.
-      await polling;
-      await Promise.allSettled([...inflight.values()]);
+    async stop() {
+      stopping = true;
+      signalRoom();
+      clearInterval(keepAlive);
+      if (timer) clearTimeout(timer);
+      await messages.close();
+      await loop;
+      // Queued jobs go straight back to the stream for another replica; running attempts finish.
+      for (const ep of endpoints.values()) {
+        for (const j of ep.waiting) quietly(() => j.msg.nak());
+        held -= ep.waiting.length;
+        ep.waiting = [];
+      }
+      await Promise.allSettled([...running]);
     },
   };
 }
-export type Scheduler = ReturnType<typeof startScheduler>;

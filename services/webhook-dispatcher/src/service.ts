@@ -1,46 +1,60 @@
-import { bootService, createClaims } from "@ramp/runtime";
+import { randomUUID } from "node:crypto";
+import { ChangeFeeds } from "@ramp/contracts";
+import { bootService, openChangeFeed } from "@ramp/runtime";
 import type { AttemptContext } from "./attempt.ts";
+import { createAttemptLog } from "./attempt-log.ts";
 import { secretKeyOf, type WebhookDispatcherConfig } from "./config.ts";
 import { createConfigStore } from "./config-store.ts";
 import { createDeliveriesStore } from "./deliveries-store.ts";
 import { startIntake } from "./destinations.ts";
 import { serveHandlers } from "./handlers.ts";
-import { createLanes } from "./lanes.ts";
+import { openLanes } from "./lanes.ts";
 import { startScheduler } from "./scheduler.ts";
+import { openWorkQueue } from "./work-queue.ts";
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
-  return bootService("webhook-dispatcher", config, async ({ nc, db, log }) => {
+  return bootService("webhook-dispatcher", config, async ({ nc, js, db, log }) => {
     const configs = createConfigStore(db, secretKeyOf(config));
     const deliveries = createDeliveriesStore(db);
     await deliveries.ensureIndexes();
+    const attemptLog = createAttemptLog({ store: deliveries, log });
+    // Every event reads its key's URLs: served from memory, dropped on every replica when they change.
+    const changes = await openChangeFeed(nc, ChangeFeeds.webhooks, log, config.NATS_STREAM_REPLICAS);
+    const cachedConfig = changes.cache("config", (apiKeyId: string) => configs.get(apiKeyId));
     const attempt: AttemptContext = {
       configs,
       headerPrefix: config.WEBHOOK_HEADER_PREFIX,
       send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     };
-    const lanes = createLanes(createClaims(db));
-    const schedule = config.WEBHOOK_RETRY_SCHEDULE;
-    // Long enough that a live attempt (bounded by the timeout) never loses its lease.
-    const leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
-    const scheduler = startScheduler({
-      store: deliveries,
-      lanes,
-      attempt,
+    // Long enough that a live attempt (bounded by the timeout) never loses its lease or its message.
+    const ackWaitMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
+    const scheduler = await startScheduler({
+      consumer: await openWorkQueue(nc, js, ackWaitMs, config.NATS_STREAM_REPLICAS),
+      deliver: {
+        lanes: await openLanes(nc, config.NATS_STREAM_REPLICAS),
+        attemptLog,
+        attempt,
+        schedule: config.WEBHOOK_RETRY_SCHEDULE,
+        leaseMs: ackWaitMs,
+        holder: randomUUID(),
+      },
       log,
-      schedule,
       concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
-      pollMs: Math.max(50, config.WEBHOOK_POLL_MS),
-      leaseMs,
+      perEndpoint: Math.max(1, config.WEBHOOK_ENDPOINT_CONCURRENCY),
+      ackWaitMs,
     });
-    const intake = await startIntake({
+    const intake = await startIntake({ nc, js, log, configOf: (id) => cachedConfig.get(id) });
+    const handlers = serveHandlers({
       nc,
       log,
       configs,
       deliveries,
-      scheduler,
-      firstDelayMs: (schedule[0] ?? 0) * 1000,
+      attemptLog,
+      attempt,
+      configChanged: (apiKeyId) => changes.changed("config", apiKeyId),
     });
-    // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts.
-    return [scheduler, ...serveHandlers({ nc, log, configs, deliveries, attempt }), ...intake];
+    // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
+    // then the delivery log is flushed.
+    return [changes, attemptLog, scheduler, ...handlers, ...intake];
   });
 }

@@ -1,7 +1,7 @@
 import { ChangeFeeds } from "./changes.ts";
 import { LeaseBuckets } from "./leases.ts";
 import { Rpc, type RpcContract } from "./rpc.ts";
-import { Commands, Events, type StreamContract } from "./streams.ts";
+import { Commands, Events, type StreamContract, WebhookWork } from "./streams.ts";
 
 /** Every process that connects to NATS. Each has its own credentials and nothing more than its row below. */
 export const SERVICE_NAMES = [
@@ -47,6 +47,15 @@ export interface ServiceMessaging {
   readonly consumes: readonly ConsumerContract[];
   /** NATS KV buckets it alone reads and writes (change feeds, leases); no other service may touch them. */
   readonly buckets: readonly string[];
+  /** Work-queue streams of its own: it alone publishes to them and pulls from them with one durable. */
+  readonly workQueues: readonly WorkQueueContract[];
+}
+
+/** A service's private work-queue stream: one subject it publishes, one durable it consumes with. */
+export interface WorkQueueContract {
+  readonly stream: string;
+  readonly subject: string;
+  readonly durable: string;
 }
 
 export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
@@ -77,6 +86,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [],
     buckets: [ChangeFeeds.gateway.bucket],
+    workQueues: [],
   },
   pricing: {
     serves: [Rpc.ratesGet, Rpc.marketRateSet, Rpc.marketRateDelete, Rpc.profileSet],
@@ -84,6 +94,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [],
     buckets: [ChangeFeeds.pricing.bucket],
+    workQueues: [],
   },
   banking: {
     serves: [
@@ -101,6 +112,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [Events.fiatDepositReceived, Events.payoutResult],
     consumes: [Consumers.bankingPayouts],
     buckets: [],
+    workQueues: [],
   },
   orders: {
     serves: [
@@ -138,6 +150,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Consumers.ordersTransferResults,
     ],
     buckets: [],
+    workQueues: [],
   },
   "chain-watcher": {
     serves: [Rpc.addressAllocate, Rpc.tokenInfo, Rpc.sandboxChainDeposit],
@@ -145,6 +158,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [Events.depositObserved, Events.transferResult],
     consumes: [Consumers.chainWatcherTransfers],
     buckets: [LeaseBuckets.chainWatcher.bucket],
+    workQueues: [],
   },
   "webhook-dispatcher": {
     serves: [
@@ -157,7 +171,10 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     calls: [],
     publishes: [],
     consumes: [Consumers.webhookOrders, Consumers.webhookPayments],
-    buckets: [],
+    buckets: [ChangeFeeds.webhooks.bucket, WebhookWork.lanesBucket],
+    workQueues: [
+      { stream: WebhookWork.stream.name, subject: WebhookWork.deliver.subject, durable: WebhookWork.durable },
+    ],
   },
 };
 

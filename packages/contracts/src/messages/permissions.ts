@@ -1,4 +1,4 @@
-import { inboxPrefix, MESSAGING, type ServiceName } from "./ownership.ts";
+import { inboxPrefix, MESSAGING, type ServiceName, type WorkQueueContract } from "./ownership.ts";
 import { STREAMS } from "./streams.ts";
 
 /** What nats-server lets one service's connection do; anything not allowed is refused by the server. */
@@ -32,7 +32,28 @@ function jetStreamSubjects(service: ServiceName): string[] {
     `${JS_API}.CONSUMER.MSG.NEXT.${stream}.${durable}`,
     `$JS.ACK.${stream}.${durable}.>`,
   ]);
-  return [`${JS_API}.INFO`, ...streams, ...consumers, ...MESSAGING[service].buckets.flatMap(bucketSubjects)];
+  const own = MESSAGING[service];
+  return [
+    `${JS_API}.INFO`,
+    ...streams,
+    ...consumers,
+    ...own.buckets.flatMap(bucketSubjects),
+    ...own.workQueues.flatMap(workQueueSubjects),
+  ];
+}
+
+/** A work queue of the service's own: its stream, its one durable (created or updated), fetch and ack. */
+function workQueueSubjects(q: WorkQueueContract): string[] {
+  return [
+    q.subject,
+    `${JS_API}.STREAM.INFO.${q.stream}`,
+    `${JS_API}.STREAM.CREATE.${q.stream}`,
+    `${JS_API}.CONSUMER.INFO.${q.stream}.${q.durable}`,
+    `${JS_API}.CONSUMER.CREATE.${q.stream}.${q.durable}`,
+    `${JS_API}.CONSUMER.CREATE.${q.stream}.${q.durable}.${q.subject}`,
+    `${JS_API}.CONSUMER.MSG.NEXT.${q.stream}.${q.durable}`,
+    `$JS.ACK.${q.stream}.${q.durable}.>`,
+  ];
 }
 
 /**

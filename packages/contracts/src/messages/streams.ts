@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
-import { Chain, Currency } from "../enums.ts";
+import { Chain, Currency, WebhookType } from "../enums.ts";
 import { PaymentDto } from "../http/payments.ts";
 import { TransactionDto } from "../http/transactions.ts";
 import { AddressPurpose } from "./rpc.ts";
@@ -118,4 +118,38 @@ export const Events = {
 export const Commands = {
   chainTransfer: cmd("ramp.cmd.chain.transfer", TransferCommand),
   bankingPayout: cmd("ramp.cmd.banking.payout", PayoutCommand),
+} as const;
+
+/**
+ * One signed POST the webhook dispatcher owes a receiver: its own work queue, not an event. The
+ * destination is resolved and the body serialised once, when the event arrives; every attempt sends
+ * (and re-signs) exactly these bytes.
+ */
+export const WebhookDelivery = z.object({
+  /** Stable per delivery (derived from the event), so re-publishing the same event is deduplicated. */
+  deliveryId: z.string(),
+  type: WebhookType,
+  /** null: an order opened without an API key, delivered unsigned. */
+  apiKeyId: z.string().nullable(),
+  /** Order id or payment id. */
+  subjectId: z.string(),
+  /** The order's status sequence (0 for payments): a lower one is never sent after a higher one succeeded. */
+  sequence: z.number().int(),
+  url: z.string(),
+  body: z.string(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+/**
+ * Everything the webhook dispatcher names in NATS besides the events it consumes: its work-queue
+ * stream of pending deliveries (messages leave it once acknowledged; retries wait in it as delayed
+ * redeliveries), the shared durable consumer every replica pulls from, the KV bucket holding each
+ * lane's ordering state. (The durables it reads the events through are in ownership.ts.)
+ */
+export const WebhookWork = {
+  stream: { name: "RAMP_WEBHOOK_WORK", subjects: ["ramp.work.webhooks.>"] },
+  deliver: { subject: "ramp.work.webhooks.deliver", payload: WebhookDelivery },
+  durable: "webhook-dispatcher-deliveries",
+  /** Its stream is `KV_<bucket>`, its subjects `$KV.<bucket>.>`. */
+  lanesBucket: "ramp_webhook_lanes",
 } as const;

@@ -1,0 +1,139 @@
+import type { JsMsg } from "@nats-io/jetstream";
+import type { WebhookDelivery } from "@ramp/contracts";
+import type { Logger } from "@ramp/runtime";
+import { type AttemptContext, attemptDelivery } from "./attempt.ts";
+import type { AttemptLog } from "./attempt-log.ts";
+import type { LaneHold, LaneState, Lanes, LaneView } from "./lanes.ts";
+
+/** One queued delivery as a replica holds it between pulling it and acknowledging it. */
+export interface Job {
+  msg: JsMsg;
+  d: WebhookDelivery;
+  laneId: string;
+  /** `scheme://host:port`: the unit whose concurrency is bounded, so a slow receiver only slows itself. */
+  endpoint: string;
+  /** Not to be tried before this time (waiting for an older status or for another replica's lease). */
+  readyAt: number;
+  log: Logger;
+}
+
+/** Done: the message was acked, naked or terminated. Otherwise the job stays in memory until `retryAt`. */
+export type Outcome = { done: true } | { done: false; retryAt: number };
+
+export interface DeliverDeps {
+  lanes: Lanes;
+  attemptLog: AttemptLog;
+  attempt: AttemptContext;
+  /** Seconds before each attempt; its length is the number of attempts. */
+  schedule: number[];
+  leaseMs: number;
+  /** This process, as lane leases name it. */
+  holder: string;
+}
+
+/** How long a status waits for an older one of its order that may still be on its way. */
+const ORDER_GRACE_MS = 1_000;
+/** How soon to look again at a lane another replica is sending on. */
+const LANE_BUSY_MS = 200;
+const DONE: Outcome = { done: true };
+const FRESH: LaneView = { state: { delivered: -1, holder: null, until: 0, attempts: {} }, revision: 0 };
+
+type Verdict = { send: true } | { send: false; outcome: Outcome; why?: string };
+
+/**
+ * What keeps a receiver's view of an order moving forward: a status at or below the lane's delivered
+ * sequence is never sent (a newer one arrived, or this one did and only its ack was lost); a status
+ * whose predecessor has not been delivered waits a moment for it, since events published back to back
+ * can reach the queue out of order; and only the lease holder sends.
+ */
+function judge(x: DeliverDeps, job: Job, s: LaneState, now: number): Verdict {
+  const { d, msg } = job;
+  if (s.delivered >= d.sequence) {
+    msg.ack();
+    const why = s.delivered > d.sequence ? "stale status not delivered: a newer one already was" : undefined;
+    return { send: false, outcome: DONE, ...(why ? { why } : {}) };
+  }
+  if (s.holder !== null && s.holder !== x.holder && s.until > now) {
+    return { send: false, outcome: { done: false, retryAt: Math.min(s.until, now + LANE_BUSY_MS) } };
+  }
+  const made = s.attempts[String(d.sequence)] ?? 0;
+  const age = now - msg.time.getTime();
+  const firstDelayMs = (x.schedule[0] ?? 0) * 1000;
+  if (made === 0 && age < firstDelayMs) {
+    msg.nak(firstDelayMs - age);
+    return { send: false, outcome: DONE };
+  }
+  if (d.sequence > 0 && s.delivered < d.sequence - 1 && age < ORDER_GRACE_MS) {
+    return { send: false, outcome: { done: false, retryAt: msg.time.getTime() + ORDER_GRACE_MS } };
+  }
+  return { send: true };
+}
+
+/** Takes the lane's lease, or says what to do instead. */
+async function claimLane(x: DeliverDeps, job: Job): Promise<{ hold: LaneHold } | { outcome: Outcome }> {
+  const { d, msg } = job;
+  // A new lane (every payment, every first status) is created and leased in one write, without a read.
+  let view = d.sequence === 0 && msg.info.deliveryCount === 1 ? FRESH : await x.lanes.look(job.laneId);
+  for (let tries = 0; ; tries++) {
+    const now = Date.now();
+    const verdict = judge(x, job, view.state, now);
+    if (!verdict.send) {
+      if (verdict.why) job.log.info(verdict.why);
+      return { outcome: verdict.outcome };
+    }
+    const hold = await x.lanes.take(job.laneId, view, x.holder, x.leaseMs);
+    if (hold) return { hold };
+    // Someone wrote the lane between our read and our write: look again, once, then let it settle.
+    if (tries > 0) return { outcome: { done: false, retryAt: now + LANE_BUSY_MS } };
+    view = await x.lanes.look(job.laneId);
+  }
+}
+
+/** One step of one delivery: at most one signed POST, then the lane settled and the message answered. */
+export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
+  const { d, msg, log } = job;
+  const claimed = await claimLane(x, job);
+  if ("outcome" in claimed) return claimed.outcome;
+  const { hold } = claimed;
+  const seq = String(d.sequence);
+  const n = (hold.state.attempts[seq] ?? 0) + 1;
+  if (n > x.schedule.length) {
+    // Its last attempt was settled but the message not terminated (a crash in between).
+    await x.lanes.settle(hold, (s) => ({ delivered: s.delivered, attempts: without(s.attempts, seq) }));
+    msg.term("retry schedule exhausted");
+    return DONE;
+  }
+
+  const r = await attemptDelivery(x.attempt, d.apiKeyId, d.url, d.body);
+  const { deliveryId, apiKeyId, type, subjectId, url, body } = d;
+  x.attemptLog.record({ deliveryId, apiKeyId, type, subjectId, url, attempt: n, body }, r);
+
+  // The lane is settled before the message is answered: a crash in between redelivers a message the
+  // lane already accounts for, never the other way round.
+  const pause = x.schedule[n];
+  if (r.delivered) {
+    await x.lanes.settle(hold, (s) => {
+      const delivered = Math.max(s.delivered, d.sequence);
+      return { delivered, attempts: above(s.attempts, delivered) };
+    });
+    msg.ack();
+  } else if (pause === undefined) {
+    await x.lanes.settle(hold, (s) => ({ delivered: s.delivered, attempts: without(s.attempts, seq) }));
+    msg.term(`failed after ${n} attempts`);
+    log.warn({ attempt: n, error: r.error }, "webhook delivery failed for good");
+  } else {
+    await x.lanes.settle(hold, (s) => ({ delivered: s.delivered, attempts: { ...s.attempts, [seq]: n } }));
+    msg.nak(pause * 1000);
+    log.info({ attempt: n, error: r.error, retryInS: pause }, "webhook attempt failed; will retry");
+  }
+  return DONE;
+}
+
+const without = (a: Record<string, number>, key: string) => {
+  const { [key]: _gone, ...rest } = a;
+  return rest;
+};
+
+/** Attempt counts of statuses newer than `delivered`: the older ones are superseded. */
+const above = (a: Record<string, number>, delivered: number) =>
+  Object.fromEntries(Object.entries(a).filter(([k]) => Number(k) > delivered));

@@ -1,0 +1,81 @@
+import {
+  AckPolicy,
+  type Consumer,
+  DeliverPolicy,
+  type JetStreamClient,
+  jetstreamManager,
+  RetentionPolicy,
+} from "@nats-io/jetstream";
+import { type NatsConnection, nanos } from "@nats-io/transport-node";
+import { type WebhookDelivery, WebhookWork } from "@ramp/contracts";
+import { type TraceContext, toHeaders } from "@ramp/runtime";
+
+const DEDUPE_WINDOW_MS = 24 * 3600 * 1000;
+
+/**
+ * The dispatcher's queue of deliveries: a work-queue stream (a message is gone once acknowledged) and
+ * one durable consumer shared by every replica. Retries wait in it as delayed redeliveries
+ * (`nak(delay)`), which the server keeps through restarts of either side.
+ *
+ * `max_ack_pending` is unlimited on purpose: a message waiting out a retry delay still counts as
+ * pending, and hours-long delays must never stall new deliveries. How much a replica takes on at once
+ * is bounded on its side instead (see scheduler.ts). `ack_wait` outlasts one attempt plus its lane
+ * bookkeeping; messages queued in memory longer than that are kept alive with `working()`.
+ */
+export async function openWorkQueue(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  ackWaitMs: number,
+  replicas = 1,
+): Promise<Consumer> {
+  const jsm = await jetstreamManager(nc);
+  const { stream, deliver, durable } = WebhookWork;
+  try {
+    await jsm.streams.info(stream.name);
+  } catch {
+    await jsm.streams
+      .add({
+        name: stream.name,
+        subjects: [...stream.subjects],
+        retention: RetentionPolicy.Workqueue,
+        duplicate_window: nanos(DEDUPE_WINDOW_MS),
+        num_replicas: replicas,
+      })
+      .catch(async (err) => {
+        // Another replica created it between info and add.
+        await jsm.streams.info(stream.name).catch(() => {
+          throw err;
+        });
+      });
+  }
+  const config = {
+    ack_policy: AckPolicy.Explicit,
+    filter_subject: deliver.subject,
+    max_deliver: -1,
+    max_ack_pending: -1,
+    ack_wait: nanos(ackWaitMs),
+  };
+  try {
+    await jsm.consumers.info(stream.name, durable);
+    await jsm.consumers.update(stream.name, durable, config);
+  } catch {
+    await jsm.consumers
+      .add(stream.name, { ...config, durable_name: durable, deliver_policy: DeliverPolicy.All })
+      .catch(async (err) => {
+        await jsm.consumers.info(stream.name, durable).catch(() => {
+          throw err;
+        });
+      });
+  }
+  return js.consumers.get(stream.name, durable);
+}
+
+/** Queues one delivery; the same delivery queued twice (a redelivered event) is deduplicated by id. */
+export async function enqueueDelivery(
+  js: JetStreamClient,
+  d: WebhookDelivery,
+  trace: TraceContext,
+): Promise<void> {
+  const body = new TextEncoder().encode(JSON.stringify(WebhookWork.deliver.payload.parse(d)));
+  await js.publish(WebhookWork.deliver.subject, body, { msgID: d.deliveryId, headers: toHeaders(trace) });
+}
