@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +22,8 @@ beforeAll(async () => {
       "chain-watcher": { ...sandboxChainEnv, TOKEN_USD_PRICES: `BASE:${BASE_PRICEY}=100000` },
     },
   });
-  nc = await connect({ servers: stack.natsUrl });
+  // Deposits arrive the way orders would ask banking for them.
+  nc = await stack.connectAs("orders");
   await stack.setRate("NGN", 1650, 1600);
   apiKey = (await stack.createBusiness("Edge")).apiKey;
   const c = stack.client(apiKey);

@@ -1,4 +1,4 @@
-import { connect, type Msg, type NatsConnection } from "@nats-io/transport-node";
+import type { Msg, NatsConnection } from "@nats-io/transport-node";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,15 +7,23 @@ import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/t
 
 let stack: Stack;
 let nc: NatsConnection;
+let asBanking: NatsConnection;
+let asOrders: NatsConnection;
 let biz: { id: string; apiKey: string };
 beforeAll(async () => {
   stack = await startStack({ serviceEnv: { "chain-watcher": sandboxChainEnv } });
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("Idempotent Co");
-  nc = await connect({ servers: stack.natsUrl });
+  // Each connection may do only what its service may: calls as the gateway, the rail's side as
+  // banking (to catch a request on its way), its re-sending as orders.
+  nc = await stack.connectAs("gateway");
+  asBanking = await stack.connectAs("banking");
+  asOrders = await stack.connectAs("orders");
 });
 afterAll(async () => {
   await nc?.close();
+  await asBanking?.close();
+  await asOrders?.close();
   await stack?.close();
 });
 
@@ -182,11 +190,11 @@ describe("sandbox deposits: a retry never pays twice", () => {
     // Banking goes away; the deposit request is caught on its way, handed to banking once it is back,
     // and its answer is lost: the client sees 503 although the rail recorded the transfer.
     await stack.stop("banking");
-    const sub = nc.subscribe(Rpc.sandboxFiatDeposit.subject, { max: 1 });
+    const sub = asBanking.subscribe(Rpc.sandboxFiatDeposit.subject, { max: 1 });
     const lostAnswer = (async () => {
       for await (const msg of sub) {
         await stack.start("banking");
-        await nc.request(msg.subject, msg.data, { timeout: 8_000, headers: msg.headers });
+        await asOrders.request(msg.subject, msg.data, { timeout: 8_000, headers: msg.headers });
         msg.respond(JSON.stringify({ ok: false, error: { code: "UNAVAILABLE", message: "lost" } }));
       }
     })();
@@ -215,7 +223,7 @@ describe("sandbox deposits: a retry never pays twice", () => {
     // The first attempt's message is held and answered 503; the retry then runs in full, and only
     // afterwards does the held message reach banking, as a slow one would.
     await stack.stop("banking");
-    const sub = nc.subscribe(Rpc.sandboxFiatDeposit.subject, { max: 1 });
+    const sub = asBanking.subscribe(Rpc.sandboxFiatDeposit.subject, { max: 1 });
     let held: Msg | undefined;
     const answered = (async () => {
       for await (const msg of sub) {
@@ -232,7 +240,7 @@ describe("sandbox deposits: a retry never pays twice", () => {
     expect([retry.status, replayed(retry)]).toEqual([202, false]);
     expect(await fiatDepositsFor(tx.id)).toBe(1);
     if (!held) throw new Error("the first attempt never reached the rail");
-    const late = await nc.request(held.subject, held.data, { timeout: 8_000, headers: held.headers });
+    const late = await asOrders.request(held.subject, held.data, { timeout: 8_000, headers: held.headers });
     // The rail answers with the retry's own reference: the same transfer, stored once.
     expect(late.json()).toEqual({ ok: true, data: { reference: retry.body.reference } });
     expect(await fiatDepositsFor(tx.id)).toBe(1);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { Events, type OrderStatus, Rpc, sampleTransaction } from "@ramp/contracts";
 import { callRpc, ensureStreams, publish, type ServiceHandle } from "@ramp/runtime";
 import {
@@ -84,6 +84,7 @@ async function emit(nc: NatsConnection, id: string, status: OrderStatus, webhook
 describe("webhook dispatcher under load (real NATS and database)", () => {
   let stack: Stack;
   let nc: NatsConnection;
+  let ordersNc: NatsConnection;
   const running: Array<ServiceHandle<WebhookDispatcherConfig>> = [];
   const hooks: Hook[] = [];
   let writes = 0;
@@ -111,11 +112,14 @@ describe("webhook dispatcher under load (real NATS and database)", () => {
 
   beforeAll(async () => {
     stack = await startStack({ services: [] });
-    nc = await connect({ servers: stack.natsUrl });
+    // Configured as the gateway would, fed as orders would.
+    nc = await stack.connectAs("gateway");
+    ordersNc = await stack.connectAs("orders");
   });
   afterAll(async () => {
     for (const svc of running) await svc.stop();
     await nc?.drain();
+    await ordersNc?.drain();
     await stack?.close();
     await Promise.all(hooks.map((h) => h.close()));
   });
@@ -127,7 +131,7 @@ describe("webhook dispatcher under load (real NATS and database)", () => {
     await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: "key-dispatch", body: { rampWebhookURL: h.url } });
     writes = 0;
     const ids = Array.from({ length: 40 }, orderId);
-    for (const status of STATUSES) await Promise.all(ids.map((id) => emit(nc, id, status, null)));
+    for (const status of STATUSES) await Promise.all(ids.map((id) => emit(ordersNc, id, status, null)));
     await eventually(async () => (ids.every((id) => h.got.get(id)?.length === 3) ? true : undefined), 60_000);
     for (const id of ids) expect(h.got.get(id)).toEqual(STATUSES);
     // The delivery log is written in batches, by both replicas, and is complete soon after.
@@ -151,8 +155,8 @@ describe("webhook dispatcher under load (real NATS and database)", () => {
     hooks.push(slow, fast);
     const slowIds = Array.from({ length: 12 }, orderId);
     const fastIds = Array.from({ length: 12 }, orderId);
-    for (const id of slowIds) await emit(nc, id, "INIT", slow.url);
-    for (const id of fastIds) await emit(nc, id, "INIT", fast.url);
+    for (const id of slowIds) await emit(ordersNc, id, "INIT", slow.url);
+    for (const id of fastIds) await emit(ordersNc, id, "INIT", fast.url);
     await eventually(async () => (fastIds.every((id) => fast.got.has(id)) ? true : undefined), 30_000);
     // Everything for the fast receiver arrived while the slow one still holds its first requests.
     expect(slow.maxOpen).toBeLessThanOrEqual(2);

@@ -1,4 +1,4 @@
-import { ORDER_STATUSES } from "@ramp/contracts";
+import { ORDER_STATUSES, SUPERSEDED_DELIVERY } from "@ramp/contracts";
 import { type ProcessStack, SERVICE_NAMES } from "../support/process-stack.ts";
 import type { PlannedOrder } from "./order-mix.ts";
 
@@ -40,11 +40,13 @@ export async function fundsRecords(stack: ProcessStack, id: string): Promise<Fun
 
 /** Statuses the order passed through after INIT, from the one-way-out record orders keeps per state. */
 export async function statusPath(stack: ProcessStack, id: string): Promise<string[]> {
+  // Each way out of a state is a claim `orders:<id>:<from>` owned by `<to>|<cause>` (runtime claims).
   const exits = await (await stack.db("orders"))
-    .collection<{ _id: string; to: string }>("status_exits")
-    .find({ _id: { $in: ORDER_STATUSES.map((s) => `${id}:${s}`) } })
+    .collection<{ _id: string; owner: string }>("claims")
+    .find({ _id: { $in: ORDER_STATUSES.map((s) => `orders:${id}:${s}`) } })
     .toArray();
-  const next = new Map(exits.map((e) => [e._id.slice(id.length + 1), e.to]));
+  const prefix = `orders:${id}:`;
+  const next = new Map(exits.map((e) => [e._id.slice(prefix.length), e.owner.split("|")[0]]));
   const path: string[] = [];
   for (let s = next.get("INIT"); s && path.length < 8; s = next.get(s)) path.push(s);
   return path;
@@ -67,8 +69,8 @@ export async function transfersOf(stack: ProcessStack, id: string) {
 /** Statuses the dispatcher chose not to send because a newer one already reached the URL. */
 export async function supersededHooks(stack: ProcessStack, id: string): Promise<string[]> {
   const docs = await (await stack.db("webhook-dispatcher"))
-    .collection<{ body: string }>("deliveries")
-    .find({ subjectId: id, status: "superseded" }, { projection: { body: 1 } })
+    .collection<{ body: string }>("attempts")
+    .find({ subjectId: id, error: SUPERSEDED_DELIVERY }, { projection: { body: 1 } })
     .toArray();
   return docs.map((d) => String((JSON.parse(d.body) as { status?: unknown }).status));
 }

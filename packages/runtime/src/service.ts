@@ -68,6 +68,8 @@ export async function bootService<C extends BaseConfig>(
     ...natsIdentity(name, config.NATS_NKEY_SEED),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // NATS may be restarting (or not up yet, as in a fresh deployment): wait for it rather than exit.
+    waitOnFirstConnect: true,
   });
   void (async () => {
     for await (const s of nc.status()) {

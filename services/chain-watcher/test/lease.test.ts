@@ -1,20 +1,20 @@
 import { Kvm } from "@nats-io/kv";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { LeaseBuckets } from "@ramp/contracts";
-import { type RunningProcess, startNats } from "@ramp/devinfra";
-import { eventually } from "@ramp/devinfra/testing";
+import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createLogger, runWithLease, type Stoppable } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
-let nats: RunningProcess;
+let nats: TestNats;
 let a: NatsConnection;
 let b: NatsConnection;
 const log = createLogger("test", "silent");
 
 beforeAll(async () => {
-  nats = await startNats(inject("natsBin"), inject("testDataDir"));
-  a = await connect({ servers: nats.url });
-  b = await connect({ servers: nats.url });
+  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  // Two chain-watcher replicas: only the owner's credentials may touch its lease bucket.
+  a = await nats.connectAs("chain-watcher");
+  b = await nats.connectAs("chain-watcher");
 });
 afterAll(async () => {
   await a?.close();

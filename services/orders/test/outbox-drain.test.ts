@@ -1,8 +1,7 @@
 import { jetstream } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { Events } from "@ramp/contracts";
-import { type RunningProcess, startNats } from "@ramp/devinfra";
-import { eventually } from "@ramp/devinfra/testing";
+import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createLogger,
   ensureStreams,
@@ -21,21 +20,25 @@ interface Doc extends WithOutbox {
   n: number;
 }
 
-let nats: RunningProcess;
+let nats: TestNats;
 let nc: NatsConnection;
+let observer: NatsConnection;
 let mongo: MongoClient;
 let db: Db;
 const log = createLogger("test", "silent");
 
 beforeAll(async () => {
-  nats = await startNats(inject("natsBin"), inject("testDataDir"));
-  nc = await connect({ servers: nats.url });
+  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  // The entries are payout results, which only banking may publish; the test reads them as an observer.
+  nc = await nats.connectAs("banking");
+  observer = await nats.connectObserver();
   await ensureStreams(nc);
   mongo = await MongoClient.connect(inject("mongoUrl"));
   db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_outbox`);
 });
 afterAll(async () => {
   await nc?.close();
+  await observer?.close();
   await mongo?.close();
   await nats?.stop();
 });
@@ -52,7 +55,7 @@ const entry = (msgId: string, at: Date): OutboxEntry => ({
 
 /** msgIds that reached the stream, read back with an ordered consumer. */
 async function published(prefix: string): Promise<Set<string>> {
-  const js = jetstream(nc);
+  const js = jetstream(observer);
   const consumer = await js.consumers.get("RAMP_EVENTS", { filter_subjects: [Events.payoutResult.subject] });
   const seen = new Set<string>();
   const info = await consumer.info();

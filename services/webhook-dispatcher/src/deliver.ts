@@ -1,5 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { WebhookDelivery } from "@ramp/contracts";
+import { SUPERSEDED_DELIVERY } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
 import { type AttemptContext, attemptDelivery } from "./attempt.ts";
 import type { AttemptLog } from "./attempt-log.ts";
@@ -36,6 +37,7 @@ const ORDER_GRACE_MS = 1_000;
 /** How soon to look again at a lane another replica is sending on. */
 const LANE_BUSY_MS = 200;
 const DONE: Outcome = { done: true };
+
 const FRESH: LaneView = { state: { delivered: -1, holder: null, until: 0, attempts: {} }, revision: 0 };
 
 type Verdict = { send: true } | { send: false; outcome: Outcome; why?: string };
@@ -50,8 +52,14 @@ function judge(x: DeliverDeps, job: Job, s: LaneState, now: number): Verdict {
   const { d, msg } = job;
   if (s.delivered >= d.sequence) {
     msg.ack();
-    const why = s.delivered > d.sequence ? "stale status not delivered: a newer one already was" : undefined;
-    return { send: false, outcome: DONE, ...(why ? { why } : {}) };
+    if (s.delivered === d.sequence) return { send: false, outcome: DONE };
+    // Kept in the delivery log, so an integrator (and an audit) sees why this status never arrived.
+    const { deliveryId, apiKeyId, type, subjectId, url, body } = d;
+    x.attemptLog.record(
+      { deliveryId, apiKeyId, type, subjectId, url, attempt: 0, body },
+      { delivered: false, statusCode: null, durationMs: 0, error: SUPERSEDED_DELIVERY, response: null },
+    );
+    return { send: false, outcome: DONE, why: "stale status not delivered: a newer one already was" };
   }
   if (s.holder !== null && s.holder !== x.holder && s.until > now) {
     return { send: false, outcome: { done: false, retryAt: Math.min(s.until, now + LANE_BUSY_MS) } };

@@ -39,6 +39,9 @@ export const WebhookTestResultDto = z
   .meta({ id: "WebhookTestResultDto" });
 export type WebhookTestResultDto = z.infer<typeof WebhookTestResultDto>;
 
+/** A delivery-log entry's error for a status never sent because a newer one of its order was delivered first. */
+export const SUPERSEDED_DELIVERY = "superseded: a newer status of this order was delivered first";
+
 export const DeliveryAttemptDto = z
   .object({
     id: z.string(),

@@ -57,7 +57,7 @@ function workQueueSubjects(q: WorkQueueContract): string[] {
 }
 
 /**
- * A KV bucket of the service's own: its stream's info and create, its keys, direct gets, and the
+ * A KV bucket of the service's own: its stream's info and create, its keys, gets (direct or not), and the
  * ordered consumers a watch creates and resets (with their flow-control replies).
  */
 function bucketSubjects(bucket: string): string[] {
@@ -66,6 +66,7 @@ function bucketSubjects(bucket: string): string[] {
     `${JS_API}.STREAM.INFO.${stream}`,
     `${JS_API}.STREAM.CREATE.${stream}`,
     `${JS_API}.DIRECT.GET.${stream}.>`,
+    `${JS_API}.STREAM.MSG.GET.${stream}`,
     `${JS_API}.CONSUMER.CREATE.${stream}.>`,
     `${JS_API}.CONSUMER.INFO.${stream}.>`,
     `${JS_API}.CONSUMER.DELETE.${stream}.>`,
