@@ -74,6 +74,35 @@ describe("@ramp/sdk against the running system", () => {
     const updates = await rampUpdates(tx.id, 2);
     expect(updates.map((u) => u.status)).toEqual(["PROCESSING", "COMPLETED"]);
     expect(updates[1]).toEqual(done);
+
+    // The same order through the list, the iterator and the export; a quote's numbers are an order's.
+    expect((await sdk.transactions.list({ type: "ON_RAMP", limit: 5 })).data.map((t) => t.id)).toContain(
+      tx.id,
+    );
+    const ids: string[] = [];
+    for await (const t of sdk.transactions.iterate({ type: "ON_RAMP" })) ids.push(t.id);
+    expect(ids).toContain(tx.id);
+    const csv = await sdk.transactions.export({ type: "ON_RAMP" });
+    expect(csv.split("\r\n")[0]).toMatch(/^id,address,/);
+    expect(csv).toContain(tx.id);
+    const quote = await sdk.quotes.create({
+      type: "ON_RAMP",
+      currency: "NGN",
+      chain: "BASE",
+      mint: BASE_USDC,
+      amount: 10,
+    });
+    const quoted = await sdk.onramp.create({
+      currency: "NGN",
+      chain: "BASE",
+      mint: BASE_USDC,
+      recipient: EVM_RECIPIENT,
+      quoteId: quote.id,
+    });
+    expect({ amount: quoted.amount, fiatAmount: quoted.fiatAmount }).toEqual({
+      amount: quote.amount,
+      fiatAmount: quote.fiatAmount,
+    });
   });
 
   it("offramp: register and look up the bank account, create on SOLANA, token deposit, COMPLETED", async () => {

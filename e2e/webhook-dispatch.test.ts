@@ -93,7 +93,7 @@ describe("webhook dispatcher under load (real NATS and database)", () => {
     const uri = inject("mongoUrl");
     const svc = await startWebhookDispatcher(
       loadWebhookDispatcherConfig({
-        NATS_URL: stack.natsUrl,
+        ...stack.natsEnv("webhook-dispatcher"),
         // Every command the driver sends is reported, so the test counts the dispatcher's writes.
         MONGODB_URI: `${uri}${uri.includes("?") ? "&" : "?"}monitorCommands=true`,
         MONGODB_DATABASE: `t${stack.id}_webhook_dispatcher`,

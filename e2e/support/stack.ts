@@ -93,6 +93,8 @@ export async function startStack(opts: StackOptions = {}) {
     natsUrl: nats.url,
     /** A NATS connection with one service's credentials: it may do exactly what that service may. */
     connectAs: nats.connectAs,
+    /** NATS_URL and a service's own NATS_NKEY_SEED, for tests that start a service themselves. */
+    natsEnv: nats.envFor,
     get url() {
       return gatewayUrl;
     },

@@ -11,6 +11,8 @@ import type {
   OnrampRequest,
   PaymentDto,
   PublicBankQuery,
+  QuoteDto,
+  QuoteRequest,
   RateQuery,
   RatesDto,
   RegisterBankAccountRequest,
@@ -19,6 +21,9 @@ import type {
   SandboxPaymentDepositRequest,
   SandboxTokenDepositRequest,
   TransactionDto,
+  TransactionFilter,
+  TransactionListQuery,
+  TransactionPage,
   UpdateWebhookRequest,
   WebhookConfigDto,
   WebhookTestQuery,
@@ -32,6 +37,7 @@ type In<S extends z.ZodType> = JsonBody<z.input<S>>;
 type SandboxAccepted = z.infer<typeof SandboxAcceptedDto>;
 /** `limit` is coerced from the query string on the server; a caller passes a number. */
 type DeliveriesFilter = Partial<z.infer<typeof DeliveriesQuery>>;
+type TransactionListFilter = Partial<TransactionListQuery>;
 
 const seg = (id: string) => encodeURIComponent(id);
 
@@ -52,7 +58,19 @@ export interface RampClient {
   };
   onramp: { create(body: In<typeof OnrampRequest>, call?: CallOptions): Promise<TransactionDto> };
   offramp: { create(body: In<typeof OfframpRequest>, call?: CallOptions): Promise<TransactionDto> };
-  transactions: { get(id: string, call?: CallOptions): Promise<TransactionDto> };
+  transactions: {
+    get(id: string, call?: CallOptions): Promise<TransactionDto>;
+    /** One page, newest first; pass the page's `nextCursor` for the next one (`""` on the last). */
+    list(query?: TransactionListFilter, call?: CallOptions): Promise<TransactionPage>;
+    /** Every order matching the filter, newest first, page after page. */
+    iterate(filter?: TransactionFilter, call?: CallOptions): AsyncIterable<TransactionDto>;
+    /** The CSV export (header row, then one RFC 4180 row per order), as text. */
+    export(filter?: TransactionFilter, call?: CallOptions): Promise<string>;
+  };
+  quotes: {
+    /** A locked rate; pass its `id` as `quoteId` to an onramp or offramp within its lifetime. */
+    create(body: In<typeof QuoteRequest>, call?: CallOptions): Promise<QuoteDto>;
+  };
   payments: {
     create(body: In<typeof CreatePaymentRequest>, call?: CallOptions): Promise<PaymentDto>;
     get(id: string, call?: CallOptions): Promise<PaymentDto>;
@@ -104,6 +122,23 @@ export function createRampClient(opts: RampClientOptions): RampClient {
     offramp: { create: (body, call) => send({ method: "POST", path: "/pub/v2/offramp", body }, call) },
     transactions: {
       get: (id, call) => send({ method: "GET", path: `/pub/v2/transaction/${seg(id)}` }, call),
+      list: (query, call) => send({ method: "GET", path: "/pub/v2/transactions", query }, call),
+      async *iterate(filter, call) {
+        let cursor: string | undefined;
+        do {
+          const page: TransactionPage = await send(
+            { method: "GET", path: "/pub/v2/transactions", query: { ...filter, limit: 100, cursor } },
+            call,
+          );
+          yield* page.data;
+          cursor = page.nextCursor || undefined;
+        } while (cursor);
+      },
+      export: (filter, call) =>
+        send({ method: "GET", path: "/pub/v2/transactions/export", query: filter }, call),
+    },
+    quotes: {
+      create: (body, call) => send({ method: "POST", path: "/pub/v2/quote", body }, call),
     },
     payments: {
       create: (body, call) => send({ method: "POST", path: "/pub/v2/payment", body }, call),
