@@ -13,6 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const NATS_MODULE = "github.com/nats-io/nats-server/v2@v2.15.2";
+/** Renders deploy/k8s in the deployment manifests' test; served by the Go module proxy at this exact version. */
+export const KUSTOMIZE_MODULE = "sigs.k8s.io/kustomize/kustomize/v5@v5.7.1";
 /** Tried in order; v1.24.0 is a fallback should the proxy stop serving v1.24.2. */
 export const FERRET_VERSIONS = ["v1.24.2", "v1.24.0"];
 
@@ -26,20 +28,27 @@ function log(msg: string) {
   process.stderr.write(`[devinfra] ${msg}\n`);
 }
 
-/** nats-server from PATH, else from the tools folder, else built there with `go install`. */
-export function ensureNatsServer(toolsDir: string): string {
-  const fromPath = onPath("nats-server");
+/** `bin` from PATH, else from the tools folder, else built there with `go install module`. */
+function ensureGoBinary(toolsDir: string, bin: string, module: string): string {
+  const fromPath = onPath(bin);
   if (fromPath) return fromPath;
-  const bin = join(toolsDir, "bin", "nats-server");
-  if (existsSync(bin)) return bin;
-  log(`installing nats-server (${NATS_MODULE}) with go install…`);
+  const path = join(toolsDir, "bin", bin);
+  if (existsSync(path)) return path;
+  log(`installing ${bin} (${module}) with go install…`);
   mkdirSync(join(toolsDir, "bin"), { recursive: true });
-  execFileSync("go", ["install", NATS_MODULE], {
-    stdio: "inherit",
+  execFileSync("go", ["install", module], {
+    // stdout stays clean for callers that read a tool's output; progress goes to stderr.
+    stdio: ["ignore", process.stderr, "inherit"],
     env: { ...process.env, GOBIN: join(toolsDir, "bin"), GOFLAGS: "-buildvcs=false" },
   });
-  return bin;
+  return path;
 }
+
+export const ensureNatsServer = (toolsDir: string): string =>
+  ensureGoBinary(toolsDir, "nats-server", NATS_MODULE);
+
+export const ensureKustomize = (toolsDir: string): string =>
+  ensureGoBinary(toolsDir, "kustomize", KUSTOMIZE_MODULE);
 
 export function findMongod(): string | undefined {
   return onPath("mongod");
