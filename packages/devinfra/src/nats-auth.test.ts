@@ -32,6 +32,24 @@ describe("nats-server configuration", () => {
     }
     expect(conf).not.toMatch(/no_auth_user|password/);
   });
+
+  it("makes one cluster node of the same users: its name, its route port and the other nodes' routes", () => {
+    const creds = createNatsCredentials();
+    const services = Object.fromEntries(
+      SERVICE_NAMES.map((s) => [s, { publicKey: creds[s].publicKey }]),
+    ) as Record<ServiceName, NkeyRef>;
+    const single = renderNatsConfig({ listen: "127.0.0.1:4222", storeDir: "/tmp/x", services });
+    const node = renderNatsConfig({
+      listen: "127.0.0.1:4222",
+      storeDir: "/tmp/x",
+      services,
+      cluster: { serverName: "n1", name: "ramp", listen: "127.0.0.1:6222", routes: ["127.0.0.1:6223"] },
+    });
+    expect(node).toContain('server_name: "n1"');
+    expect(node).toContain('listen: "127.0.0.1:6222"');
+    expect(node).toContain('"nats-route://127.0.0.1:6223"');
+    expect(node).toContain(single.slice(single.indexOf("authorization {")));
+  });
 });
 
 describe("docker compose", () => {
