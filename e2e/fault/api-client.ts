@@ -11,10 +11,14 @@ export const isOutage = (status: number) => status === 0 || (status >= 502 && st
  * The public API as an integrator's backend sees it while services die under it: an answer or
  * "no answer", never an exception, so each caller decides what is safe to retry.
  */
-export function apiClient(baseUrl: string, headers: Record<string, string>) {
+export function apiClient(baseUrls: string | readonly string[], headers: Record<string, string>) {
+  const bases = typeof baseUrls === "string" ? [baseUrls] : baseUrls;
+  let next = 0;
+  /** Calls take turns over the gateway replicas, as a load balancer without health checks would. */
   async function call(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+    const base = bases[next++ % bases.length];
     try {
-      const res = await fetch(`${baseUrl}${path}`, {
+      const res = await fetch(`${base}${path}`, {
         method,
         headers: { "content-type": "application/json", ...headers },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

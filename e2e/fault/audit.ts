@@ -124,11 +124,12 @@ export function judge(f: OrderFacts): Problem[] {
 /** Log lines of every service that mention the order, for the report of a problem order. */
 export function logLinesAbout(stack: ProcessStack, id: string, perService = 6): string[] {
   return SERVICE_NAMES.flatMap((name) =>
-    stack
-      .service(name)
-      .logTail(100_000)
-      .filter((l) => l.includes(id))
-      .slice(-perService)
-      .map((l) => `    ${name}: ${l.slice(0, 400)}`),
+    stack.replicasOf(name).flatMap((p) =>
+      p
+        .logTail(100_000)
+        .filter((l) => l.includes(id))
+        .slice(-perService)
+        .map((l) => `    ${p.name}: ${l.slice(0, 400)}`),
+    ),
   );
 }

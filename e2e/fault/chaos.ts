@@ -1,5 +1,6 @@
 import type { ProcessStack, ServiceName } from "../support/process-stack.ts";
 import { SERVICE_NAMES } from "../support/process-stack.ts";
+import type { ManagedProcess } from "../support/service-process.ts";
 
 export interface ChaosOptions {
   stack: ProcessStack;
@@ -16,16 +17,23 @@ export interface ChaosLog {
   natsRestarts: number;
   /** Moments when every service was still booting from an earlier kill, so none was killed. */
   skipped: number;
-  /** Restarts that did not come back ready: a service that cannot start again after a crash. */
+  /** Restarts that did not come back ready, twice: a service that cannot start again after a crash. */
   failedRestarts: string[];
+  /**
+   * Restarts whose first boot failed (a JetStream call timed out while a NATS node was failing over)
+   * and whose second, as an orchestrator's next attempt, came up.
+   */
+  retriedRestarts: string[];
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Every `killEveryMs`, `kill -9` one running service picked at random and start it again at once, as
- * an orchestrator would; NATS dies and comes back at the given moments. Services still booting are
- * not picked, so each kill lands on a process that was doing work. Ends with every service back up.
+ * Every `killEveryMs`, `kill -9` one running process and start it again at once, as an orchestrator
+ * would; NATS (one node of a cluster) dies and comes back at the given moments. The victim is a
+ * random process of a service killed least so far, so every service is hit before any is hit twice;
+ * processes still booting are not picked, so each kill lands on one that was doing work. With
+ * replicas, only one process of a service is down at a time. Ends with every process back up.
  */
 export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
   const log: ChaosLog = {
@@ -33,21 +41,33 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
     natsRestarts: 0,
     skipped: 0,
     failedRestarts: [],
+    retriedRestarts: [],
   };
-  const booting = new Map<ServiceName, Promise<void>>();
+  const booting = new Map<ManagedProcess, Promise<void>>();
   const natsAt = [...o.natsRestartsAtMs].sort((a, b) => a - b);
   const t0 = Date.now();
   const elapsed = () => Date.now() - t0;
 
-  const restart = (name: ServiceName) => {
-    const started = o.stack
-      .service(name)
+  const restart = (p: ManagedProcess) => {
+    const why = (err: unknown) => `${p.name}: ${err instanceof Error ? err.message : String(err)}`;
+    const started = p
       .start()
-      .catch((err: unknown) => {
-        log.failedRestarts.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+      .catch(async (first: unknown) => {
+        // The crash path restarts it already; wait for that boot, or start one if none is under way.
+        await sleep(1_000);
+        await p.start().then(
+          () => log.retriedRestarts.push(why(first)),
+          (err: unknown) => log.failedRestarts.push(why(err)),
+        );
       })
-      .finally(() => booting.delete(name));
-    booting.set(name, started);
+      .finally(() => booting.delete(p));
+    booting.set(p, started);
+  };
+  const killable = (name: ServiceName) => {
+    const all = o.stack.replicasOf(name);
+    // One replica down at a time: a second one killed meanwhile would take the whole service away.
+    if (all.length > 1 && all.some((p) => booting.has(p) || !p.alive)) return [];
+    return all.filter((p) => !booting.has(p) && p.alive);
   };
 
   while (elapsed() + o.killEveryMs <= o.durationMs) {
@@ -59,21 +79,25 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
       log.natsRestarts++;
       continue;
     }
-    const candidates = SERVICE_NAMES.filter((n) => !booting.has(n) && o.stack.service(n).alive);
-    const victim = candidates[Math.floor(o.rand() * candidates.length)];
-    if (!victim) {
+    const open = SERVICE_NAMES.filter((n) => killable(n).length > 0);
+    const least = Math.min(...open.map((n) => log.kills[n]));
+    const fewest = open.filter((n) => log.kills[n] === least);
+    const name = fewest[Math.floor(o.rand() * fewest.length)];
+    const choices = name ? killable(name) : [];
+    const victim = choices[Math.floor(o.rand() * choices.length)];
+    if (!name || !victim) {
       log.skipped++;
       o.log(`chaos +${(elapsed() / 1000).toFixed(1)}s: every service still booting; no kill`);
       continue;
     }
-    o.log(`chaos +${(elapsed() / 1000).toFixed(1)}s: kill -9 ${victim} (pid ${o.stack.service(victim).pid})`);
-    await o.stack.service(victim).kill();
-    log.kills[victim]++;
+    o.log(`chaos +${(elapsed() / 1000).toFixed(1)}s: kill -9 ${victim.name} (pid ${victim.pid})`);
+    await victim.kill();
+    log.kills[name]++;
     restart(victim);
   }
   await Promise.all(booting.values());
   // Anything down now (a failed restart) gets one more chance before the run is judged.
-  for (const name of SERVICE_NAMES) if (!o.stack.service(name).alive) restart(name);
+  for (const p of o.stack.services()) if (!p.alive && !booting.has(p)) restart(p);
   await Promise.all(booting.values());
   return log;
 }

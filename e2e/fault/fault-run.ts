@@ -76,14 +76,14 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const seed = o.seed ?? Math.floor(Math.random() * 2 ** 31);
   const t0 = Date.now();
   const { stack } = o;
-  const admin = apiClient(stack.gatewayUrl, { authorization: `Bearer ${o.adminToken}` });
+  const admin = apiClient(stack.gatewayUrls, { authorization: `Bearer ${o.adminToken}` });
   await setupCall(() => admin.put("/admin/v1/rates/NGN", { onRamp: 1650, offRamp: 1600 }), 200, "set rate");
   const biz = (
     await setupCall(() => admin.post("/admin/v1/businesses", { name: "Fault Co" }), 201, "business")
   ).body as { id: string; apiKey: string; webhookSecret: string };
   const hooks = await receiver();
   hooks.setSecret(biz.webhookSecret);
-  const api = apiClient(stack.gatewayUrl, { "x-api-key": biz.apiKey });
+  const api = apiClient(stack.gatewayUrls, { "x-api-key": biz.apiKey });
   await setupCall(
     () =>
       api.patch("/pub/v2/webhook", {
@@ -169,16 +169,24 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const known = new Set(driven.flatMap((d) => (d.id ? [d.id] : [])));
   const orphans = await unknownOrders(stack, biz.id, known);
   for (const p of problems) counts[p.kind]++;
-  const crashes = SERVICE_NAMES.map((n) => `${n} ${stack.service(n).crashes}`).join(", ");
+  const crashes = stack
+    .services()
+    .map((p) => `${p.name} ${p.crashes}`)
+    .join(", ");
   const report = [
     countsTable(facts),
     "",
     `run ${stack.id} (seed ${seed}): ${secs(tEnd - t0)} in all — setup ${secs(tChaos - t0)}, ` +
       `chaos ${secs(tCalm - tChaos)}, settle ${secs(tEnd - tCalm)}${tEnd > deadline ? " (deadline hit)" : ""}; ` +
       `every order finished, recorded and told ${tDone === null ? "never" : `${secs(tDone - tCalm)} after the chaos`}`,
-    `kills: ${SERVICE_NAMES.map((n) => `${n} ${chaosLog.kills[n]}`).join(", ")}; nats restarts ${chaosLog.natsRestarts}; ` +
+    `kills: ${SERVICE_NAMES.map((n) => `${n} ${chaosLog.kills[n]}`).join(", ")}; ` +
+      `nats ${stack.natsNodes > 1 ? `node restarts (of ${stack.natsNodes})` : "restarts"} ${chaosLog.natsRestarts}; ` +
       `kills skipped (every service still booting) ${chaosLog.skipped}`,
     `unasked exits (crashes, restarted): ${crashes}`,
+    `restarts up only at the second boot: ${chaosLog.retriedRestarts.length}` +
+      (chaosLog.retriedRestarts.length
+        ? ` (${chaosLog.retriedRestarts.join("; ").replace(/\s+/g, " ")})`
+        : ""),
     `driver: create retries ${driver.createRetries}; deposit calls without an answer ${driver.depositOutages} ` +
       `(entered anyway ${driver.depositsThroughAnyway}, order moved anyway ${driver.depositsMovedAnyway}, ` +
       `sent again ${driver.depositRetries})`,

@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createNatsCredentials, freePort, type RunningProcess, startNats } from "@ramp/devinfra";
+import {
+  createNatsCredentials,
+  freePort,
+  type NatsCluster,
+  type RunningProcess,
+  startNats,
+  startNatsCluster,
+} from "@ramp/devinfra";
 import { type Db, MongoClient } from "mongodb";
 import { type ManagedProcess, managedProcess } from "./service-process.ts";
 
@@ -26,6 +33,10 @@ export interface ProcessStackOptions {
   logLevel?: string;
   env?: Env;
   serviceEnv?: Partial<Record<ServiceName, Env>>;
+  /** Processes of every service (default 1); each gateway replica listens on a port of its own. */
+  replicas?: number;
+  /** nats-server nodes (default 1); more form a JetStream cluster and streams get 3 replicas. */
+  natsNodes?: number;
 }
 
 const REPO_ROOT = resolve(import.meta.dirname, "../..");
@@ -44,33 +55,47 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   const natsPort = await freePort();
   // Run as production does: each service with its own nkey and only its own permissions.
   const credentials = createNatsCredentials();
-  let nats: RunningProcess = await startNats(opts.natsBin, runDir, natsPort, { credentials });
-  const gatewayPort = await freePort();
-  const healthPorts = new Map<ServiceName, number>();
-  for (const name of SERVICE_NAMES) healthPorts.set(name, await freePort());
+  const natsNodes = opts.natsNodes ?? 1;
+  const cluster: NatsCluster | undefined =
+    natsNodes > 1
+      ? await startNatsCluster(opts.natsBin, runDir, { size: natsNodes, credentials })
+      : undefined;
+  let nats: RunningProcess | undefined = cluster
+    ? undefined
+    : await startNats(opts.natsBin, runDir, natsPort, { credentials });
+  const natsUrl = () => cluster?.url ?? (nats as RunningProcess).url;
+  const replicaCount = opts.replicas ?? 1;
+  const replicaIndexes = Array.from({ length: replicaCount }, (_, i) => i);
+  const gatewayPorts: number[] = [];
+  for (const _ of replicaIndexes) gatewayPorts.push(await freePort());
+  const healthPorts = new Map<string, number>();
+  const instance = (name: ServiceName, i: number) => (i === 0 ? name : `${name}-${i + 1}`);
+  for (const name of SERVICE_NAMES)
+    for (const i of replicaIndexes) healthPorts.set(instance(name, i), await freePort());
   const dbName = (name: ServiceName) => `f${id}_${name.replace(/-/g, "_")}`;
 
   /**
    * The one place a service's environment is built: connection settings (credentials belong here
    * too), its own database, and what this run overrides.
    */
-  function serviceEnv(name: ServiceName): Env {
+  function serviceEnv(name: ServiceName, replica: number): Env {
     const inherited = Object.fromEntries(
       INHERITED.flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])),
     );
     return {
       ...inherited,
-      NATS_URL: nats.url,
+      NATS_URL: natsUrl(),
+      ...(cluster ? { NATS_STREAM_REPLICAS: "3" } : {}),
       NATS_NKEY_SEED: credentials[name].seed,
       MONGODB_URI: opts.mongoUrl,
       MONGODB_DATABASE: dbName(name),
       LOG_LEVEL: opts.logLevel ?? "warn",
-      HEALTH_PORT: String(healthPorts.get(name)),
+      HEALTH_PORT: String(healthPorts.get(instance(name, replica))),
       RAMP_SANDBOX: "true",
       WEBHOOK_ALLOW_PRIVATE: "true",
       ...(name === "gateway"
         ? {
-            PORT: String(gatewayPort),
+            PORT: String(gatewayPorts[replica]),
             ADMIN_TOKEN: opts.adminToken,
             RATE_LIMIT_PER_SECOND: "1000",
             RATE_LIMIT_BURST: "2000",
@@ -81,47 +106,66 @@ export async function startProcessStack(opts: ProcessStackOptions) {
     };
   }
 
-  const ready = (name: ServiceName) => async () => {
-    const res = await fetch(`http://127.0.0.1:${healthPorts.get(name)}/readyz`, {
+  const ready = (key: string) => async () => {
+    const res = await fetch(`http://127.0.0.1:${healthPorts.get(key)}/readyz`, {
       signal: AbortSignal.timeout(2_000),
     });
     return res.status === 200;
   };
 
-  const services = new Map<ServiceName, ManagedProcess>(
+  const logFile = (name: ServiceName, replica = 0) => join(runDir, `${instance(name, replica)}.log`);
+  const replicas = new Map<ServiceName, ManagedProcess[]>(
     SERVICE_NAMES.map((name) => [
       name,
-      managedProcess({
-        name,
-        command: process.execPath,
-        args: ["--import", "tsx", join("services", name, "src", "main.ts")],
-        cwd: REPO_ROOT,
-        env: () => serviceEnv(name),
-        logFile: join(runDir, `${name}.log`),
-        ready: ready(name),
-      }),
+      replicaIndexes.map((i) =>
+        managedProcess({
+          name: instance(name, i),
+          command: process.execPath,
+          args: ["--import", "tsx", join("services", name, "src", "main.ts")],
+          cwd: REPO_ROOT,
+          env: () => serviceEnv(name, i),
+          logFile: logFile(name, i),
+          ready: ready(instance(name, i)),
+        }),
+      ),
     ]),
   );
-  const service = (name: ServiceName) => services.get(name) as ManagedProcess;
+  const replicasOf = (name: ServiceName) => replicas.get(name) as ManagedProcess[];
+  /** The first process of a service (the only one unless `replicas` is set). */
+  const service = (name: ServiceName) => replicasOf(name)[0] as ManagedProcess;
   let mongo: MongoClient | undefined;
   let natsRestarts = 0;
 
   const stack = {
     id,
     runDir,
-    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    gatewayUrl: `http://127.0.0.1:${gatewayPorts[0]}`,
+    gatewayUrls: gatewayPorts.map((p) => `http://127.0.0.1:${p}`),
     get natsUrl() {
-      return nats.url;
+      return natsUrl();
     },
+    natsNodes,
     get natsRestarts() {
       return natsRestarts;
     },
     service,
-    services: () => [...services.values()],
-    logFile: (name: ServiceName) => join(runDir, `${name}.log`),
-    /** `kill -9` nats-server, then start it again on the same port with the same JetStream store. */
+    replicasOf,
+    services: () => [...replicas.values()].flat(),
+    logFile,
+    /**
+     * `kill -9` nats-server, then start it again on the same port with the same JetStream store; on a
+     * cluster, one node at a time, taking turns.
+     */
     async restartNats(downMs = 1_000) {
-      const old = nats;
+      if (cluster) {
+        const node = natsRestarts % cluster.size;
+        await cluster.kill(node);
+        await new Promise((r) => setTimeout(r, downMs));
+        await cluster.start(node);
+        natsRestarts++;
+        return;
+      }
+      const old = nats as RunningProcess;
       const exited = new Promise<void>((r) => old.child.once("exit", () => r()));
       if (old.child.exitCode === null && old.child.signalCode === null) {
         old.child.kill("SIGKILL");
@@ -137,16 +181,19 @@ export async function startProcessStack(opts: ProcessStackOptions) {
       return mongo.db(dbName(name));
     },
     async close() {
-      for (const name of [...SERVICE_NAMES].reverse()) await service(name).stop();
+      for (const name of [...SERVICE_NAMES].reverse())
+        await Promise.all(replicasOf(name).map((p) => p.stop()));
       await mongo?.close();
-      await nats.stop();
+      await (cluster ?? nats)?.stop();
     },
   };
   try {
     // Pricing, banking and chain-watcher first: orders and the gateway call them as soon as they answer.
     const first: ServiceName[] = ["pricing", "banking", "chain-watcher", "webhook-dispatcher"];
-    await Promise.all(first.map((n) => service(n).start()));
-    await Promise.all([service("orders").start(), service("gateway").start()]);
+    const startAll = (names: ServiceName[]) =>
+      Promise.all(names.flatMap((n) => replicasOf(n).map((p) => p.start())));
+    await startAll(first);
+    await startAll(["orders", "gateway"]);
   } catch (err) {
     await stack.close();
     throw err;

@@ -29,6 +29,7 @@ export interface ManagedProcess {
   readonly kills: number;
   /** Exits nobody asked for (crashes), each followed by an automatic restart. */
   readonly crashes: number;
+  /** Spawns the process unless it runs, then waits until it answers ready. */
   start(): Promise<void>;
   /** `kill -9` and wait for the exit. */
   kill(): Promise<void>;
@@ -106,7 +107,8 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
       return crashes;
     },
     async start() {
-      if (child) return;
+      // Already spawned (for instance restarted after a crash): ready when that boot is.
+      if (child) return waitReady(child);
       closing = false;
       child = spawnOnce();
       await waitReady(child);

@@ -1,4 +1,5 @@
 export * from "./binaries.ts";
 export * from "./infra.ts";
 export * from "./nats-auth.ts";
+export * from "./nats-cluster.ts";
 export * from "./processes.ts";

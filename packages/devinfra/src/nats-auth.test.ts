@@ -6,6 +6,7 @@ import { REPO_ROOT } from "./infra.ts";
 import {
   createNatsCredentials,
   DEPLOY_NATS_CONFIG,
+  type NatsCredentials,
   type NkeyRef,
   natsNkeyEnv,
   natsSeedEnv,
@@ -14,6 +15,11 @@ import {
 } from "./nats-auth.ts";
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
+const publicKeys = (creds: NatsCredentials) =>
+  Object.fromEntries(SERVICE_NAMES.map((s) => [s, { publicKey: creds[s].publicKey }])) as Record<
+    ServiceName,
+    NkeyRef
+  >;
 
 describe("nats-server configuration", () => {
   it("the committed deployment config is what contracts produce now (npm run nats:config)", () => {
@@ -22,15 +28,29 @@ describe("nats-server configuration", () => {
 
   it("gives the server public keys only, never a seed", () => {
     const creds = createNatsCredentials();
-    const services = Object.fromEntries(
-      SERVICE_NAMES.map((s) => [s, { publicKey: creds[s].publicKey }]),
-    ) as Record<ServiceName, NkeyRef>;
+    const services = publicKeys(creds);
     const conf = renderNatsConfig({ listen: "127.0.0.1:4222", storeDir: "/tmp/x", services });
     for (const svc of SERVICE_NAMES) {
       expect(conf).toContain(`nkey: "${creds[svc].publicKey}"`);
       expect(conf).not.toContain(creds[svc].seed);
     }
     expect(conf).not.toMatch(/no_auth_user|password/);
+  });
+
+  it("makes one cluster node of the same users: its name, its route port and the other nodes' routes", () => {
+    const creds = createNatsCredentials();
+    const services = publicKeys(creds);
+    const single = renderNatsConfig({ listen: "127.0.0.1:4222", storeDir: "/tmp/x", services });
+    const node = renderNatsConfig({
+      listen: "127.0.0.1:4222",
+      storeDir: "/tmp/x",
+      services,
+      cluster: { serverName: "n1", name: "ramp", listen: "127.0.0.1:6222", routes: ["127.0.0.1:6223"] },
+    });
+    expect(node).toContain('server_name: "n1"');
+    expect(node).toContain('listen: "127.0.0.1:6222"');
+    expect(node).toContain('"nats-route://127.0.0.1:6223"');
+    expect(node).toContain(single.slice(single.indexOf("authorization {")));
   });
 });
 

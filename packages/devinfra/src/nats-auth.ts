@@ -43,6 +43,36 @@ export interface NatsConfigOptions {
   extraUsers?: readonly NatsUser[];
   /** Comment lines at the top. */
   header?: readonly string[];
+  /** host:port of the monitoring endpoint (`/healthz` tells when JetStream is ready); none when unset. */
+  monitorListen?: string;
+  /** Set to run as one node of a JetStream cluster. */
+  cluster?: NatsClusterBlock;
+}
+
+/** One node's part in a cluster: its unique name, where it listens for routes, and the other nodes' routes. */
+export interface NatsClusterBlock {
+  /** Unique per node: JetStream places stream replicas by server name. */
+  serverName: string;
+  /** The cluster's name, the same on every node. */
+  name: string;
+  /** host:port this node accepts routes on. */
+  listen: string;
+  /** The other nodes' route addresses, host:port. */
+  routes: readonly string[];
+}
+
+function renderCluster(c: NatsClusterBlock): string[] {
+  return [
+    `server_name: ${str(c.serverName)}`,
+    "cluster {",
+    `  name: ${str(c.name)}`,
+    `  listen: ${str(c.listen)}`,
+    `  routes: ${list(
+      c.routes.map((r) => `nats-route://${r}`),
+      "  ",
+    )}`,
+    "}",
+  ];
 }
 
 const str = (s: string) => JSON.stringify(s);
@@ -77,6 +107,8 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
   return [
     ...(opts.header ?? []).map((line) => `# ${line}`),
     `listen: ${str(opts.listen)}`,
+    ...(opts.monitorListen ? [`http: ${str(opts.monitorListen)}`] : []),
+    ...(opts.cluster ? renderCluster(opts.cluster) : []),
     `jetstream { store_dir: ${str(opts.storeDir)} }`,
     "authorization {",
     "  users: [",

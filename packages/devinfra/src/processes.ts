@@ -3,7 +3,13 @@ import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { join } from "node:path";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
-import { type NatsCredentials, type NatsUser, type NkeyRef, renderNatsConfig } from "./nats-auth.ts";
+import {
+  type NatsConfigOptions,
+  type NatsCredentials,
+  type NatsUser,
+  type NkeyRef,
+  renderNatsConfig,
+} from "./nats-auth.ts";
 
 export interface RunningProcess {
   url: string;
@@ -51,12 +57,12 @@ export interface LaunchOptions {
   detached?: boolean;
 }
 
-function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
+export function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
   const out = openSync(logFile, "a");
   return spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
 }
 
-function stopper(child: ChildProcess) {
+export function stopper(child: ChildProcess) {
   return () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -73,6 +79,19 @@ export interface NatsOptions extends LaunchOptions {
   extraUsers?: readonly NatsUser[];
 }
 
+export function writeNatsConfig(
+  dir: string,
+  credentials: NatsCredentials,
+  rest: Omit<NatsConfigOptions, "services" | "storeDir">,
+): string {
+  const services = Object.fromEntries(
+    SERVICE_NAMES.map((svc) => [svc, { publicKey: credentials[svc].publicKey }]),
+  ) as Record<ServiceName, NkeyRef>;
+  const conf = join(dir, "nats.conf");
+  writeFileSync(conf, renderNatsConfig({ ...rest, storeDir: dir, services }));
+  return conf;
+}
+
 export async function startNats(
   bin: string,
   dataDir: string,
@@ -84,14 +103,8 @@ export async function startNats(
   mkdirSync(dir, { recursive: true });
   let args = ["-a", "127.0.0.1", "-p", String(p), "-js", "-sd", dir];
   if (opts.credentials) {
-    const { credentials } = opts;
-    const services = Object.fromEntries(
-      SERVICE_NAMES.map((svc) => [svc, { publicKey: credentials[svc].publicKey }]),
-    ) as Record<ServiceName, NkeyRef>;
-    const conf = join(dir, "nats.conf");
-    const config = { listen: `127.0.0.1:${p}`, storeDir: dir, services, extraUsers: opts.extraUsers ?? [] };
-    writeFileSync(conf, renderNatsConfig(config));
-    args = ["-c", conf];
+    const config = { listen: `127.0.0.1:${p}`, extraUsers: opts.extraUsers ?? [] };
+    args = ["-c", writeNatsConfig(dir, opts.credentials, config)];
   }
   const child = launch(bin, args, join(dataDir, `nats-${p}.log`), opts);
   await waitForPort(p);

@@ -5,6 +5,7 @@ import type { NatsPermissions, ServiceName } from "@ramp/contracts";
 import { natsIdentity } from "@ramp/runtime";
 import type {} from "vitest";
 import { createNatsCredentials, type NatsCredentials } from "./nats-auth.ts";
+import { type NatsCluster, startNatsCluster } from "./nats-cluster.ts";
 import { startNats } from "./processes.ts";
 
 /** What the integration project's global setup (e2e/support/global-setup.ts) provides to each test file. */
@@ -71,21 +72,46 @@ export interface TestNats {
   stop(): Promise<void>;
 }
 
-/** A nats-server of one test file's own, configured as production is: one user per service, no anonymous access. */
-export async function startTestNats(bin: string, dataDir: string): Promise<TestNats> {
+const observerAuth = (seed: string) => ({
+  inboxPrefix: `_INBOX.${TEST_OBSERVER}`,
+  authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)),
+});
+
+function testUsers() {
   const credentials = createNatsCredentials();
   const observer = createUser();
   const observerSeed = new TextDecoder().decode(observer.getSeed());
-  const options = {
+  const extraUsers = [
+    { name: TEST_OBSERVER, nkey: { publicKey: observer.getPublicKey() }, permissions: OBSERVER_PERMISSIONS },
+  ];
+  return { credentials, observerSeed, extraUsers };
+}
+
+export interface TestNatsCluster extends Omit<TestNats, "restart"> {
+  /** The nodes, to kill and start one by one. */
+  cluster: NatsCluster;
+}
+
+/** A three-node JetStream cluster of one test file's own, with the same users as `startTestNats`. */
+export async function startTestNatsCluster(bin: string, dataDir: string): Promise<TestNatsCluster> {
+  const { credentials, observerSeed, extraUsers } = testUsers();
+  const cluster = await startNatsCluster(bin, dataDir, { credentials, extraUsers });
+  const servers = [...cluster.urls];
+  return {
+    url: cluster.url,
     credentials,
-    extraUsers: [
-      {
-        name: TEST_OBSERVER,
-        nkey: { publicKey: observer.getPublicKey() },
-        permissions: OBSERVER_PERMISSIONS,
-      },
-    ],
+    cluster,
+    envFor: (service) => ({ NATS_URL: cluster.url, NATS_NKEY_SEED: credentials[service].seed }),
+    connectAs: (service) => connect({ servers, ...natsIdentity(service, credentials[service].seed) }),
+    connectObserver: () => connect({ servers, ...observerAuth(observerSeed) }),
+    stop: () => cluster.stop(),
   };
+}
+
+/** A nats-server of one test file's own, configured as production is: one user per service, no anonymous access. */
+export async function startTestNats(bin: string, dataDir: string): Promise<TestNats> {
+  const { credentials, observerSeed, extraUsers } = testUsers();
+  const options = { credentials, extraUsers };
   let nats = await startNats(bin, dataDir, undefined, options);
   return {
     url: nats.url,
@@ -93,12 +119,7 @@ export async function startTestNats(bin: string, dataDir: string): Promise<TestN
     envFor: (service) => ({ NATS_URL: nats.url, NATS_NKEY_SEED: credentials[service].seed }),
     connectAs: (service) =>
       connect({ servers: nats.url, ...natsIdentity(service, credentials[service].seed) }),
-    connectObserver: () =>
-      connect({
-        servers: nats.url,
-        inboxPrefix: `_INBOX.${TEST_OBSERVER}`,
-        authenticator: nkeyAuthenticator(new TextEncoder().encode(observerSeed)),
-      }),
+    connectObserver: () => connect({ servers: nats.url, ...observerAuth(observerSeed) }),
     async restart() {
       await nats.stop();
       nats = await startNats(bin, dataDir, nats.port, options);
