@@ -63,9 +63,11 @@ export class EvmAdapter implements ChainAdapter {
     const { confirmations, logChunkBlocks, startLookbackBlocks } = this.#opts;
     const range = nextRange(cursor, latest, confirmations, logChunkBlocks, startLookbackBlocks);
     if (!range) return { transfers: [], cursor: cursor ?? "-1" };
-    const tokens = new Set<string>();
-    if (this.#opts.stablecoin) tokens.add(this.#opts.stablecoin);
-    for (const w of watched) for (const m of w.mints) if (isAddress(m)) tokens.add(getAddress(m));
+    // Deduplicated before checksumming: thousands of allocations usually share one or two mints.
+    const mints = new Set<string>();
+    if (this.#opts.stablecoin) mints.add(this.#opts.stablecoin.toLowerCase());
+    for (const w of watched) for (const m of w.mints) mints.add(m.toLowerCase());
+    const tokens = new Set([...mints].filter((m) => isAddress(m)).map((m) => getAddress(m)));
     const transfers = await scanTransfers(this.#provider, range, [...tokens], watched, (t) =>
       this.tokenDecimals(t),
     );

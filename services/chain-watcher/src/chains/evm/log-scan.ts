@@ -2,8 +2,13 @@ import { dataSlice, getAddress, type JsonRpcProvider, type Log } from "ethers";
 import type { ObservedTransfer, WatchedAddress } from "../adapter.ts";
 import { addressTopic, formatTokenAmount, TRANSFER_TOPIC } from "./erc20.ts";
 
-/** How many `to` topics one eth_getLogs call ORs together; public endpoints cap filter sizes. */
-const TOPICS_PER_CALL = 200;
+/**
+ * Up to this many watched addresses go into the eth_getLogs filter as an OR-list of `to` topics; above
+ * it the filter names only the token contracts and the logs are matched locally. Nodes cap topic lists
+ * at different sizes (some at a few dozen), so a large list would be refused or split into many calls —
+ * either way the number of calls would grow with the watch list. Matching locally keeps it at one.
+ */
+export const MAX_TO_TOPICS = 50;
 
 export interface BlockRange {
   from: number;
@@ -29,7 +34,13 @@ export function nextRange(
   return { from, to: Math.min(safeHead, from + Math.max(1, chunk) - 1) };
 }
 
-/** ERC-20 Transfer logs of `tokens` to any watched address inside `range`, oldest first. */
+/** The 20-byte address inside an indexed address topic, lowercase: compared without checksumming. */
+const topicAddress = (topic: string): string => dataSlice(topic, 12).toLowerCase();
+
+/**
+ * ERC-20 Transfer logs of `tokens` to any watched address inside `range`, oldest first, read with one
+ * eth_getLogs call however many addresses are watched.
+ */
 export async function scanTransfers(
   provider: JsonRpcProvider,
   range: BlockRange,
@@ -38,32 +49,36 @@ export async function scanTransfers(
   decimalsOf: (token: string) => Promise<number>,
 ): Promise<ObservedTransfer[]> {
   if (tokens.length === 0 || watched.length === 0) return [];
-  const logs: Log[] = [];
-  for (let i = 0; i < watched.length; i += TOPICS_PER_CALL) {
-    const toTopics = watched.slice(i, i + TOPICS_PER_CALL).map((w) => addressTopic(w.address));
-    logs.push(
-      ...(await provider.getLogs({
-        address: tokens,
-        topics: [TRANSFER_TOPIC, null, toTopics],
-        fromBlock: range.from,
-        toBlock: range.to,
-      })),
-    );
+  const wanted = new Set(watched.map((w) => w.address.toLowerCase()));
+  const toTopics = wanted.size <= MAX_TO_TOPICS ? [...wanted].map(addressTopic) : null;
+  const logs: Log[] = await provider.getLogs({
+    address: tokens,
+    topics: [TRANSFER_TOPIC, null, toTopics],
+    fromBlock: range.from,
+    toBlock: range.to,
+  });
+  // ERC-721 shares the Transfer topic but indexes the token id (4 topics); only ERC-20 has 3.
+  const mine = logs.filter(
+    (log) =>
+      !log.removed &&
+      log.topics.length === 3 &&
+      log.data.length === 66 &&
+      wanted.has(topicAddress(log.topics[2]!)),
+  );
+  mine.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
+  const decimals = new Map<string, number>();
+  for (const mint of new Set(mine.map((log) => getAddress(log.address)))) {
+    decimals.set(mint, await decimalsOf(mint));
   }
-  logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
-  const out: ObservedTransfer[] = [];
-  for (const log of logs) {
-    // ERC-721 shares the Transfer topic but indexes the token id (4 topics); only ERC-20 has 3.
-    if (log.removed || log.topics.length !== 3 || log.data.length !== 66) continue;
+  return mine.map((log) => {
     const mint = getAddress(log.address);
-    out.push({
+    return {
       txId: log.transactionHash,
       index: log.index,
-      to: getAddress(dataSlice(log.topics[2]!, 12)),
-      sender: getAddress(dataSlice(log.topics[1]!, 12)),
+      to: getAddress(topicAddress(log.topics[2]!)),
+      sender: getAddress(topicAddress(log.topics[1]!)),
       mint,
-      amount: formatTokenAmount(BigInt(log.data), await decimalsOf(mint)),
-    });
-  }
-  return out;
+      amount: formatTokenAmount(BigInt(log.data), decimals.get(mint)!),
+    };
+  });
 }
