@@ -76,7 +76,10 @@ async function drain(evm: EvmAdapter, cursor: string | null, watched: WatchedAdd
 
 describe("EVM watcher with many watched addresses", () => {
   it(`reads each block range with one eth_getLogs call while watching ${WATCHED} addresses`, async () => {
-    const watched = Array.from({ length: WATCHED }, () => ({ address: randomAddress(), mints: [tokenAddress] }));
+    const watched = Array.from({ length: WATCHED }, () => ({
+      address: randomAddress(),
+      mints: [tokenAddress],
+    }));
     const paid = [watched[0]!, watched[777]!, watched[WATCHED - 1]!].map((w) => w.address);
     const strangers = [randomAddress(), randomAddress()];
     await pay([...paid, ...strangers], 2_500_000n);

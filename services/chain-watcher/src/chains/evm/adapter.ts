@@ -5,7 +5,6 @@ import {
   type HDNodeWallet,
   isAddress,
   isError,
-  JsonRpcProvider,
   Transaction,
   type TransactionRequest,
 } from "ethers";
@@ -20,6 +19,7 @@ import { TransferRejected } from "../errors.ts";
 import { ERC20, formatTokenAmount, parseTokenAmount } from "./erc20.ts";
 import type { EvmKeyring } from "./hd.ts";
 import { nextRange, scanTransfers } from "./log-scan.ts";
+import { EvmRpcProvider } from "./rpc-provider.ts";
 
 export interface EvmAdapterOptions {
   chain: Chain;
@@ -39,14 +39,14 @@ const ALREADY_KNOWN = /already known|known transaction|already imported|alreadyk
 export class EvmAdapter implements ChainAdapter {
   readonly chain: Chain;
   readonly #opts: EvmAdapterOptions;
-  readonly #provider: JsonRpcProvider;
+  readonly #provider: EvmRpcProvider;
   readonly #treasury: HDNodeWallet;
   readonly #decimals = new Map<string, Promise<number>>();
 
   constructor(opts: EvmAdapterOptions) {
     this.chain = opts.chain;
     this.#opts = opts;
-    this.#provider = new JsonRpcProvider(opts.rpcUrl, undefined, { staticNetwork: true, batchMaxCount: 1 });
+    this.#provider = new EvmRpcProvider(opts.rpcUrl, undefined, { staticNetwork: true, batchMaxCount: 1 });
     this.#treasury = opts.keyring.treasuryWallet().connect(this.#provider);
   }
 
