@@ -4,10 +4,11 @@
  * written to bench/results.json. Figures from different runs or machines are not compared.
  *
  *   npm run bench
- *   BENCH_DURATION_S=1 BENCH_EVENTS=20 BENCH_DB_OPS=20 npm run bench      (a smoke run: seconds)
+ *   BENCH_DURATION_S=1 BENCH_EVENTS=20 BENCH_DB_OPS=20 BENCH_EVM_LOGS=200 npm run bench   (a smoke run: seconds)
  *
  * Durations and sizes are the scripts' own variables (BENCH_DURATION_S, BENCH_CONCURRENCY,
- * BENCH_EVENTS, BENCH_SLOW_EVENTS, BENCH_DB_OPS, BENCH_TIMEOUT_S), passed through. HTTP load goes only to 127.0.0.1.
+ * BENCH_EVENTS, BENCH_SLOW_EVENTS, BENCH_DB_OPS, BENCH_TIMEOUT_S, BENCH_EVM_LOGS,
+ * BENCH_EVM_WATCHED), passed through. HTTP load goes only to 127.0.0.1.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -24,6 +25,7 @@ const SCRIPTS = [
   "database-floor.ts",
   "gateway-rates.ts",
   "webhook-dispatch.ts",
+  "evm-logs.ts",
 ];
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** Startup of local NATS and database plus the measured time, with room; past it a script is killed. */

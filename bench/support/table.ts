@@ -8,6 +8,8 @@ const PAIRS: ReadonlyArray<{ figure: string; floor: string }> = [
   { figure: "webhook-deliveries", floor: "db-insert-parallel" },
   // The share of its throughput one endpoint keeps while another takes 5 s to answer.
   { figure: "webhook-deliveries-beside-slow", floor: "webhook-deliveries" },
+  // What matching and decoding cost on top of fetching the same logs from the node.
+  { figure: "evm-transfer-logs", floor: "evm-getlogs-floor" },
 ];
 
 export interface BenchRow {

@@ -77,6 +77,7 @@ export async function startAnvil(): Promise<Anvil> {
 export const TEST_USDC_ABI = [
   "function transfer(address to, uint256 value) returns (bool)",
   "function mint(address to, uint256 value)",
+  "function mintMany(address[] to, uint256 value)",
   "function balanceOf(address owner) view returns (uint256)",
 ];
 

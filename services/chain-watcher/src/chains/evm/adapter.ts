@@ -5,7 +5,6 @@ import {
   type HDNodeWallet,
   isAddress,
   isError,
-  JsonRpcProvider,
   Transaction,
   type TransactionRequest,
 } from "ethers";
@@ -20,6 +19,7 @@ import { TransferRejected } from "../errors.ts";
 import { ERC20, formatTokenAmount, parseTokenAmount } from "./erc20.ts";
 import type { EvmKeyring } from "./hd.ts";
 import { nextRange, scanTransfers } from "./log-scan.ts";
+import { EvmRpcProvider } from "./rpc-provider.ts";
 
 export interface EvmAdapterOptions {
   chain: Chain;
@@ -39,14 +39,14 @@ const ALREADY_KNOWN = /already known|known transaction|already imported|alreadyk
 export class EvmAdapter implements ChainAdapter {
   readonly chain: Chain;
   readonly #opts: EvmAdapterOptions;
-  readonly #provider: JsonRpcProvider;
+  readonly #provider: EvmRpcProvider;
   readonly #treasury: HDNodeWallet;
   readonly #decimals = new Map<string, Promise<number>>();
 
   constructor(opts: EvmAdapterOptions) {
     this.chain = opts.chain;
     this.#opts = opts;
-    this.#provider = new JsonRpcProvider(opts.rpcUrl, undefined, { staticNetwork: true, batchMaxCount: 1 });
+    this.#provider = new EvmRpcProvider(opts.rpcUrl, undefined, { staticNetwork: true, batchMaxCount: 1 });
     this.#treasury = opts.keyring.treasuryWallet().connect(this.#provider);
   }
 
@@ -63,9 +63,11 @@ export class EvmAdapter implements ChainAdapter {
     const { confirmations, logChunkBlocks, startLookbackBlocks } = this.#opts;
     const range = nextRange(cursor, latest, confirmations, logChunkBlocks, startLookbackBlocks);
     if (!range) return { transfers: [], cursor: cursor ?? "-1" };
-    const tokens = new Set<string>();
-    if (this.#opts.stablecoin) tokens.add(this.#opts.stablecoin);
-    for (const w of watched) for (const m of w.mints) if (isAddress(m)) tokens.add(getAddress(m));
+    // Deduplicated before checksumming: thousands of allocations usually share one or two mints.
+    const mints = new Set<string>();
+    if (this.#opts.stablecoin) mints.add(this.#opts.stablecoin.toLowerCase());
+    for (const w of watched) for (const m of w.mints) mints.add(m.toLowerCase());
+    const tokens = new Set([...mints].filter((m) => isAddress(m)).map((m) => getAddress(m)));
     const transfers = await scanTransfers(this.#provider, range, [...tokens], watched, (t) =>
       this.tokenDecimals(t),
     );

@@ -1,9 +1,15 @@
-import { dataSlice, getAddress, type JsonRpcProvider, type Log } from "ethers";
+import { getAddress, type JsonRpcProvider, toQuantity } from "ethers";
+import { z } from "zod";
 import type { ObservedTransfer, WatchedAddress } from "../adapter.ts";
 import { addressTopic, formatTokenAmount, TRANSFER_TOPIC } from "./erc20.ts";
 
-/** How many `to` topics one eth_getLogs call ORs together; public endpoints cap filter sizes. */
-const TOPICS_PER_CALL = 200;
+/**
+ * Up to this many watched addresses go into the eth_getLogs filter as an OR-list of `to` topics; above
+ * it the filter names only the token contracts and the logs are matched locally. Nodes cap topic lists
+ * at different sizes (some at a few dozen), so a large list would be refused or split into many calls —
+ * either way the number of calls would grow with the watch list. Matching locally keeps it at one.
+ */
+export const MAX_TO_TOPICS = 50;
 
 export interface BlockRange {
   from: number;
@@ -29,7 +35,28 @@ export function nextRange(
   return { from, to: Math.min(safeHead, from + Math.max(1, chunk) - 1) };
 }
 
-/** ERC-20 Transfer logs of `tokens` to any watched address inside `range`, oldest first. */
+/** The fields of an eth_getLogs entry the scan reads. */
+const RawLog = z.object({
+  address: z.string(),
+  topics: z.array(z.string()),
+  data: z.string(),
+  blockNumber: z.string(),
+  transactionHash: z.string(),
+  logIndex: z.string(),
+  removed: z.boolean().optional(),
+});
+type RawLog = z.infer<typeof RawLog>;
+const RawLogs = z.array(RawLog);
+
+/** The 20-byte address inside an indexed address topic, lowercase: compared without checksumming. */
+const topicAddress = (topic: string): string => `0x${topic.slice(26).toLowerCase()}`;
+
+/**
+ * ERC-20 Transfer logs of `tokens` to any watched address inside `range`, oldest first, read with one
+ * eth_getLogs call however many addresses are watched. The raw JSON-RPC answer is read directly:
+ * checksumming every log's addresses (a keccak each) would cost more than fetching the logs, so only
+ * the logs that match are checksummed, and a recipient is reported exactly as it was watched.
+ */
 export async function scanTransfers(
   provider: JsonRpcProvider,
   range: BlockRange,
@@ -38,32 +65,39 @@ export async function scanTransfers(
   decimalsOf: (token: string) => Promise<number>,
 ): Promise<ObservedTransfer[]> {
   if (tokens.length === 0 || watched.length === 0) return [];
-  const logs: Log[] = [];
-  for (let i = 0; i < watched.length; i += TOPICS_PER_CALL) {
-    const toTopics = watched.slice(i, i + TOPICS_PER_CALL).map((w) => addressTopic(w.address));
-    logs.push(
-      ...(await provider.getLogs({
+  const wanted = new Map(watched.map((w) => [w.address.toLowerCase(), w.address]));
+  const toTopics = wanted.size <= MAX_TO_TOPICS ? [...wanted.keys()].map(addressTopic) : null;
+  const logs = RawLogs.parse(
+    await provider.send("eth_getLogs", [
+      {
         address: tokens,
         topics: [TRANSFER_TOPIC, null, toTopics],
-        fromBlock: range.from,
-        toBlock: range.to,
-      })),
-    );
-  }
-  logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
-  const out: ObservedTransfer[] = [];
-  for (const log of logs) {
+        fromBlock: toQuantity(range.from),
+        toBlock: toQuantity(range.to),
+      },
+    ]),
+  );
+  const mine = logs
     // ERC-721 shares the Transfer topic but indexes the token id (4 topics); only ERC-20 has 3.
-    if (log.removed || log.topics.length !== 3 || log.data.length !== 66) continue;
-    const mint = getAddress(log.address);
-    out.push({
-      txId: log.transactionHash,
-      index: log.index,
-      to: getAddress(dataSlice(log.topics[2]!, 12)),
-      sender: getAddress(dataSlice(log.topics[1]!, 12)),
-      mint,
-      amount: formatTokenAmount(BigInt(log.data), await decimalsOf(mint)),
-    });
+    .filter((log) => !log.removed && log.topics.length === 3 && log.data.length === 66)
+    .map((log) => ({ log, to: wanted.get(topicAddress(log.topics[2]!)) }))
+    .filter((m): m is { log: RawLog; to: string } => m.to !== undefined)
+    .map(({ log, to }) => ({ log, to, block: Number(log.blockNumber), index: Number(log.logIndex) }));
+  mine.sort((a, b) => a.block - b.block || a.index - b.index);
+  const mints = new Map<string, { mint: string; decimals: number }>();
+  for (const token of new Set(mine.map((m) => m.log.address.toLowerCase()))) {
+    const mint = getAddress(token);
+    mints.set(token, { mint, decimals: await decimalsOf(mint) });
   }
-  return out;
+  return mine.map(({ log, to, index }) => {
+    const { mint, decimals } = mints.get(log.address.toLowerCase())!;
+    return {
+      txId: log.transactionHash,
+      index,
+      to,
+      sender: getAddress(topicAddress(log.topics[1]!)),
+      mint,
+      amount: formatTokenAmount(BigInt(log.data), decimals),
+    };
+  });
 }
