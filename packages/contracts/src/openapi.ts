@@ -52,7 +52,7 @@ const errorText: Record<number, string> = {
   503: "A dependency is unavailable; retry with backoff",
 };
 
-/** The public routes of spec §4, described once from the contract schemas. */
+/** The public routes, described once from the contract schemas. */
 export const publicRoutes: Route[] = [
   {
     method: "get",
