@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { createKeyStore } from "../src/auth/api-keys.ts";
 import { loadGatewayConfig } from "../src/config.ts";
+import { DOCS_BUNDLE_PATH } from "../src/docs-page.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    natsBin: string;
+    testDataDir: string;
+  }
+}
 
 const log = createLogger("gateway-test", "silent");
 let nats: TestNats;
@@ -45,7 +53,7 @@ afterAll(async () => {
 });
 
 /** `/openapi.json` and `/docs` are the description itself and its viewer. */
-const SELF_DESCRIPTION = new Set(["GET /openapi.json", "GET /docs"]);
+const SELF_DESCRIPTION = new Set(["GET /openapi.json", "GET /docs", `GET ${DOCS_BUNDLE_PATH}`]);
 
 describe("the OpenAPI document describes the gateway", () => {
   it("every route the gateway serves is in the document, and nothing it does not serve", () => {
@@ -63,5 +71,23 @@ describe("the OpenAPI document describes the gateway", () => {
       }
     }
     expect([...served].sort()).toEqual([...described].sort());
+  });
+});
+
+describe("the /docs page works with no internet", () => {
+  it("references only the gateway's own URLs, and the script it names is served", async () => {
+    const page = await app.request("/docs");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // Every src/href, and any absolute or protocol-relative URL anywhere in the page.
+    const refs = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/g)].map((m) => m[1]);
+    expect(refs).toContain(DOCS_BUNDLE_PATH);
+    for (const ref of refs) expect(ref, ref).toMatch(/^\/(?!\/)/);
+    expect(html).not.toMatch(/https?:\/\/|["'(]\/\//);
+
+    const script = await app.request(DOCS_BUNDLE_PATH);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   });
 });
