@@ -32,9 +32,11 @@ export function ensureNatsServer(toolsDir: string): string {
   if (fromPath) return fromPath;
   const bin = join(toolsDir, "bin", "nats-server");
   if (existsSync(bin)) return bin;
-  log(`installing nats-server (${NATS_MODULE}) with go install…`);
+  log(
+    `building nats-server (${NATS_MODULE}) into ${bin}: once only, a few minutes on a slow machine; each package is listed as it compiles`,
+  );
   mkdirSync(join(toolsDir, "bin"), { recursive: true });
-  execFileSync("go", ["install", NATS_MODULE], {
+  execFileSync("go", ["install", "-v", NATS_MODULE], {
     stdio: "inherit",
     env: { ...process.env, GOBIN: join(toolsDir, "bin"), GOFLAGS: "-buildvcs=false" },
   });
@@ -62,7 +64,9 @@ export function ensureFerretDb(toolsDir: string): string {
   for (const version of FERRET_VERSIONS) {
     const scratch = mkdtempSync(join(tmpdir(), "ferretdb-build-"));
     try {
-      log(`building FerretDB ${version} (SQLite backend)…`);
+      log(
+        `building FerretDB ${version} (SQLite backend) into ${bin}: once only, several minutes on a slow machine; each package is listed as it compiles`,
+      );
       const info = execFileSync(
         "go",
         ["mod", "download", "-json", `github.com/FerretDB/FerretDB@${version}`],
@@ -78,7 +82,8 @@ export function ensureFerretDb(toolsDir: string): string {
       cpSync(dir, src, { recursive: true });
       chmodRecursive(src);
       writeFileSync(join(src, "build", "version", "version.txt"), `${version}\n`);
-      execFileSync("go", ["build", "-o", bin, "./cmd/ferretdb"], { cwd: src, env, stdio: "inherit" });
+      execFileSync("go", ["build", "-v", "-o", bin, "./cmd/ferretdb"], { cwd: src, env, stdio: "inherit" });
+      log(`FerretDB ${version} built; later runs reuse ${bin}`);
       return bin;
     } catch (err) {
       lastErr = err;
