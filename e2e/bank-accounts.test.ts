@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-describe("banks (spec §4.2)", () => {
+describe("banks", () => {
   it("filters by exact code, name and country substrings, case-insensitively", async () => {
     const all = await stack.client(a.apiKey).get("/pub/v2/bank");
     expect(all.status).toBe(200);
@@ -38,7 +38,7 @@ describe("banks (spec §4.2)", () => {
   });
 });
 
-describe("bank accounts (spec §4.3, §4.4)", () => {
+describe("bank accounts", () => {
   it("registers with the bank's name and a Solana address; idempotent across businesses", async () => {
     const first = await stack
       .client(a.apiKey)
@@ -113,7 +113,7 @@ describe("bank accounts (spec §4.3, §4.4)", () => {
   });
 });
 
-describe("USDC landing on a bank account's address (DESIGN §6)", () => {
+describe("USDC landing on a bank account's address", () => {
   it("is paid out to that account as a COMPLETED OFF_RAMP order of the registrant", async () => {
     await stack.setRate("NGN", 1650, 1600);
     const reg = await stack

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-describe("admin API (DESIGN §10)", () => {
+describe("admin API", () => {
   it("requires the bearer token", async () => {
     const res = await stack.request("POST", "/admin/v1/businesses", { body: { name: "x" } });
     expect(res.status).toBe(401);

@@ -27,7 +27,7 @@ async function ordersCount(): Promise<number> {
   return await (await stack.db("orders")).collection("orders").countDocuments();
 }
 
-describe("POST /pub/v2/offramp (spec §4.6)", () => {
+describe("POST /pub/v2/offramp", () => {
   it("creates an INIT OFF_RAMP order priced at the offramp rate with the bank's account name", async () => {
     const res = await offramp({ ...base, amount: 10, businessUSDCFee: 0.5 });
     expect(res.status).toBe(201);
@@ -98,7 +98,7 @@ describe("POST /pub/v2/offramp (spec §4.6)", () => {
   });
 });
 
-describe("offramp lifecycle through the sandbox deposit (DESIGN §9, §10)", () => {
+describe("offramp lifecycle through the sandbox deposit", () => {
   it("deposit → PROCESSING (signature, sender) → payout → COMPLETED", async () => {
     const { body: tx } = await offramp({ ...base, amount: 12 });
     const dep = await stack.client(biz.apiKey).post(`/sandbox/v2/offramp/${tx.id}/token-deposit`, {});
@@ -150,7 +150,7 @@ describe("offramp lifecycle through the sandbox deposit (DESIGN §9, §10)", () 
   });
 });
 
-describe("GET /pub/v2/transaction/{id} (spec §4.7)", () => {
+describe("GET /pub/v2/transaction/{id}", () => {
   it("400 for an invalid id, 404 for an unknown one or another business's", async () => {
     const other = await stack.createBusiness("Other");
     const { body: tx } = await offramp({ ...base, amount: 5 });

@@ -4,7 +4,7 @@ import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 import { type Receiver, receiver } from "./support/webhook-receiver.ts";
 
-/** Spec §6 through real orders: every status change of an onramp and an offramp, signed and in order. */
+/** Webhook deliveries through real orders: every status change of an onramp and an offramp, signed and in order. */
 let stack: Stack;
 let keyHook: Receiver;
 let orderHook: Receiver;

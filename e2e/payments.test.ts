@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const pay = (body: Record<string, unknown>) => stack.client(biz.apiKey).post("/pub/v2/payment", body);
 
-describe("POST /pub/v2/payment (spec §4.8)", () => {
+describe("POST /pub/v2/payment", () => {
   it("TOKEN (the default method): 1% fee on top, a deposit address under token", async () => {
     const res = await pay({ chain: "BASE", mint: BASE_USDC, amount: 100 });
     expect(res.status).toBe(201);
@@ -88,7 +88,7 @@ describe("POST /pub/v2/payment (spec §4.8)", () => {
   });
 });
 
-describe("payment expiry (DESIGN §9)", () => {
+describe("payment expiry", () => {
   it("an awaiting payment becomes EXPIRED after PAYMENT_TTL_SECONDS", async () => {
     const short = await startStack({
       services: ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"],

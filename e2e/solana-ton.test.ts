@@ -90,7 +90,7 @@ describe("offramp on SOLANA, LiteSVM behind JSON-RPC", () => {
   });
 });
 
-describe("bank account address on SOLANA (DESIGN §6)", () => {
+describe("bank account address on SOLANA", () => {
   it("USDC paid to a registered account's address is paid out as an offramp of the registrant", async () => {
     const reg = await stack
       .client(biz.apiKey)

@@ -57,7 +57,7 @@ async function configureKey(nc: NatsConnection, apiKeyId: string, r: Receiver): 
 
 const FAST = { WEBHOOK_RETRY_SCHEDULE: "0,1,1" };
 
-describe("deliveries of order status changes (spec §6)", () => {
+describe("deliveries of order status changes", () => {
   let stack: Stack;
   // The dispatcher's callers: the gateway (configuration, log) and orders (the events it publishes).
   let nc: NatsConnection;

@@ -42,6 +42,8 @@ function findPnpm() {
 const pnpm = findPnpm();
 // turbo and the scripts after us look pnpm up on PATH.
 process.env.PATH = `${join(root, ".tools", "node_modules", ".bin")}:${process.env.PATH ?? ""}`;
+// turbo otherwise prints a telemetry notice on first use; it collects nothing for this project.
+process.env.TURBO_TELEMETRY_DISABLED ??= "1";
 const marker = join(root, "node_modules", ".modules.yaml");
 const lock = join(root, "pnpm-lock.yaml");
 if (!existsSync(marker) || statSync(lock).mtimeMs > statSync(marker).mtimeMs) {

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** An independent webhook receiver: spec §6 verification written from the spec, not from the dispatcher. */
+/** An independent webhook receiver: verification written from docs/integrator-guide.md §4, not from the dispatcher. */
 
 export interface Received {
   raw: Buffer;

@@ -3,7 +3,7 @@ import bs58 from "bs58";
 import { getAddress, isAddress } from "ethers";
 import { type Chain, chainFamily } from "./enums.ts";
 
-/** The Toncoin pseudo-mint accepted wherever a jetton master address is (spec §4.5). */
+/** The Toncoin pseudo-mint accepted wherever a jetton master address is. */
 export const TONCOIN_MINT = "TON";
 
 function isSolanaAddress(value: string): boolean {

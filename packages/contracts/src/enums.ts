@@ -13,7 +13,7 @@ export function chainFamily(chain: Chain): ChainFamily {
   return "evm";
 }
 
-/** The stablecoin each chain settles in (spec §1): USDC everywhere but TON, which settles in USDT. */
+/** The stablecoin each chain settles in: USDC everywhere but TON, which settles in USDT. */
 export function settlementSymbol(chain: Chain): "USDC" | "USDT" {
   return chain === "TON" ? "USDT" : "USDC";
 }

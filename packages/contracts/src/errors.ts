@@ -45,7 +45,7 @@ export const httpStatusText: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-/** NestJS-style error body (spec §7). Validation failures carry one message per invalid field. */
+/** NestJS-style error body `{statusCode, message, error}`. Validation failures carry one message per invalid field. */
 export const ErrorBody = z
   .object({
     statusCode: z.number().int(),

@@ -6,7 +6,7 @@ import type { TransactionDto } from "./http/transactions.ts";
 const newId = () => randomBytes(12).toString("hex");
 
 /**
- * A plausible completed onramp, shaped exactly like a real ramp delivery (spec §2.5): the webhook test
+ * A plausible completed onramp, shaped exactly like a real ramp delivery: the webhook test
  * send, benchmarks and tests build on it so no copy of the Transaction shape drifts from the schema.
  */
 export function sampleTransaction(overrides: Partial<TransactionDto> = {}): TransactionDto {
@@ -35,7 +35,7 @@ export function sampleTransaction(overrides: Partial<TransactionDto> = {}): Tran
   };
 }
 
-/** A plausible settled TOKEN payment (DESIGN §9 payment response, status SUCCESSFUL). */
+/** A plausible settled TOKEN payment (the payment response of docs/architecture.md §5, status SUCCESSFUL). */
 export function samplePayment(now = new Date()): PaymentDto {
   const expires = new Date(now.getTime() + 72 * 3600 * 1000);
   return {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 
-/** Renders zod issues as NestJS-style messages, one per invalid field (spec §7, DESIGN §9). */
+/** Renders zod issues as NestJS-style messages, one per invalid field: `{statusCode, message: string[], error}`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   const out: string[] = [];
   for (const issue of issues) {

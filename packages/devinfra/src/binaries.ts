@@ -34,9 +34,11 @@ function ensureGoBinary(toolsDir: string, bin: string, module: string): string {
   if (fromPath) return fromPath;
   const path = join(toolsDir, "bin", bin);
   if (existsSync(path)) return path;
-  log(`installing ${bin} (${module}) with go install…`);
+  log(
+    `building ${bin} (${module}) into ${path}: once only, a few minutes on a slow machine; each package is listed as it compiles`,
+  );
   mkdirSync(join(toolsDir, "bin"), { recursive: true });
-  execFileSync("go", ["install", module], {
+  execFileSync("go", ["install", "-v", module], {
     // stdout stays clean for callers that read a tool's output; progress goes to stderr.
     stdio: ["ignore", process.stderr, "inherit"],
     env: { ...process.env, GOBIN: join(toolsDir, "bin"), GOFLAGS: "-buildvcs=false" },
@@ -71,7 +73,9 @@ export function ensureFerretDb(toolsDir: string): string {
   for (const version of FERRET_VERSIONS) {
     const scratch = mkdtempSync(join(tmpdir(), "ferretdb-build-"));
     try {
-      log(`building FerretDB ${version} (SQLite backend)…`);
+      log(
+        `building FerretDB ${version} (SQLite backend) into ${bin}: once only, several minutes on a slow machine; each package is listed as it compiles`,
+      );
       const info = execFileSync(
         "go",
         ["mod", "download", "-json", `github.com/FerretDB/FerretDB@${version}`],
@@ -87,7 +91,8 @@ export function ensureFerretDb(toolsDir: string): string {
       cpSync(dir, src, { recursive: true });
       chmodRecursive(src);
       writeFileSync(join(src, "build", "version", "version.txt"), `${version}\n`);
-      execFileSync("go", ["build", "-o", bin, "./cmd/ferretdb"], { cwd: src, env, stdio: "inherit" });
+      execFileSync("go", ["build", "-v", "-o", bin, "./cmd/ferretdb"], { cwd: src, env, stdio: "inherit" });
+      log(`FerretDB ${version} built; later runs reuse ${bin}`);
       return bin;
     } catch (err) {
       lastErr = err;

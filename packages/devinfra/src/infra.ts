@@ -52,7 +52,7 @@ export interface InfraOptions extends LaunchOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** DESIGN §11: URLs from the environment, else Docker if an engine answers, else local binaries. */
+/** URLs from the environment, else Docker if an engine answers, else local binaries. */
 export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   const env = opts.env ?? process.env;
   if (env.NATS_URL && env.MONGODB_URI) {

@@ -1,7 +1,7 @@
 import type { Chain } from "@ramp/contracts";
 
 /**
- * Per-network chain defaults (DESIGN §6: stablecoins, decimals, RPC endpoints and confirmation depths
+ * Per-network chain defaults (stablecoins, decimals, RPC endpoints and confirmation depths
  * live in config, never in code). Every value here can be overridden per chain through the environment
  * (`RPC_URL_<CHAIN>`, `STABLECOIN_<CHAIN>`, `STABLECOIN_DECIMALS_<CHAIN>`, `CONFIRMATIONS_<CHAIN>`).
  *

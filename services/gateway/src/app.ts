@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buildOpenApiDocument } from "@ramp/contracts";
 import { healthHandler, httpDuration, httpRequests, type Logger, newTraceContext } from "@ramp/runtime";
-import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
@@ -9,6 +8,7 @@ import type { KeyStore } from "./auth/api-keys.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
 import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
+import { registerDocs } from "./docs-page.ts";
 import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps) {
 
   const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL ?? "/");
   app.get("/openapi.json", (c) => c.json(openapi));
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Ramp API v2" }));
+  registerDocs(app);
 
   app.route("/pub/bank", publicBankList(deps.nc));
 

@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { GatewayEnv } from "./env.ts";
 
-/** The one place where failures become HTTP (DESIGN §9): NestJS-style bodies, never a stack trace. */
+/** The one place where failures become HTTP: NestJS-style bodies, never a stack trace. */
 export function onError(err: Error, c: Context<GatewayEnv>) {
   if (err instanceof AppError) {
     return c.json(errorBody(err.status, err.detail), err.status as ContentfulStatusCode);

@@ -18,7 +18,7 @@ export function takeToken(bucket: Bucket, now: number, perSecond: number, burst:
   return Math.ceil(((1 - bucket.tokens) / perSecond) * 1000);
 }
 
-/** Per API key, per gateway instance (DESIGN §9): 429 with Retry-After. */
+/** Per API key, per gateway instance (token bucket, see docs/architecture.md §5): 429 with Retry-After. */
 export function rateLimit(opts: { perSecond: number; burst: number }) {
   const buckets = new Map<string, Bucket>();
   return createMiddleware<GatewayEnv>(async function rateLimit(c, next) {

@@ -14,7 +14,7 @@ const decimal = (fallback: string) =>
     .default(fallback);
 
 export const OrdersConfig = BaseConfig.extend({
-  /** Per-order USD value bounds (DESIGN §9); outside → 400. */
+  /** Per-order USD value bounds (0.50 to 10,000 by default); outside → 400. */
   ORDER_MIN_USD: decimal("0.5"),
   ORDER_MAX_USD: decimal("10000"),
   ONRAMP_UNPAID_TTL_SECONDS: envInt(259_200),

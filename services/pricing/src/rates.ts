@@ -14,7 +14,7 @@ export interface MarketRate {
 }
 
 /**
- * DESIGN §5: the business fee widens the spread. Onramp (user buys crypto) is dearer,
+ * The business fee widens the spread. Onramp (user buys crypto) is dearer,
  * offramp (user sells) pays less: onRamp × (1 + bps/10⁴), offRamp × (1 − bps/10⁴).
  */
 export function applyFee(market: string, feeBps: number, type: RateType): Decimal {

@@ -24,7 +24,7 @@ export async function attemptDelivery(
   return r;
 }
 
-/** The reply of the test and redeliver subjects (DESIGN §9). */
+/** The reply of the test and redeliver subjects: `{delivered, type, url, statusCode, durationMs, error}`. */
 export function testResult(type: WebhookType, url: string, r: SendResult) {
   return {
     delivered: r.delivered,

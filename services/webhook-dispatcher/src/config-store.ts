@@ -4,7 +4,7 @@ import type { Db } from "mongodb";
 import { decryptSecret, encryptSecret, generateWebhookSecret } from "./secrets.ts";
 
 interface WebhookConfigDoc {
-  /** The API key id: every key has its own URLs and secret (spec §5.3). */
+  /** The API key id: every key has its own URLs and secret. */
   _id: string;
   rampWebhookURL: string | null;
   paymentWebhookURL: string | null;
@@ -64,7 +64,7 @@ export function createConfigStore(db: Db, key: Buffer) {
   }
 
   return {
-    /** The key's config, creating its secret on first read or use (spec §6). */
+    /** The key's config, creating its secret on first read or use. */
     async get(apiKeyId: string): Promise<WebhookConfigDto> {
       const existing = await configs.findOne({ _id: apiKeyId });
       return toDto(existing ?? (await upsert(apiKeyId, {})));

@@ -13,7 +13,7 @@ describe("retry schedule", () => {
     for (const bad of ["", "1,,2", "-1", "a,b", "5s"]) expect(() => parseRetrySchedule(bad)).toThrow();
   });
 
-  it("defaults to the DESIGN §8 schedule: eight attempts", () => {
+  it("defaults to the documented schedule: eight attempts", () => {
     const c = loadWebhookDispatcherConfig(base);
     expect(c.WEBHOOK_RETRY_SCHEDULE).toEqual([0, 5, 300, 1800, 7200, 18000, 36000, 36000]);
     expect(c.WEBHOOK_ALLOW_PRIVATE).toBe(true);

@@ -9,7 +9,7 @@ import {
 } from "@ramp/runtime";
 import { z } from "zod";
 
-/** DESIGN §8: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** Default retry schedule (docs/architecture.md §6): immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE = "0,5,300,1800,7200,18000,36000,36000";
 
 /**

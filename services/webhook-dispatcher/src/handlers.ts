@@ -46,7 +46,7 @@ export function serveHandlers(deps: HandlerDeps) {
       return updated;
     }),
 
-    // A signed sample sent synchronously; nothing but the attempt record is created (spec §4.10).
+    // A signed sample sent synchronously; nothing but the attempt record is created.
     serveRpc(nc, Rpc.webhookTest, QUEUE, log, async ({ apiKeyId, type }) => {
       const config = await configs.get(apiKeyId);
       const field = type === "RAMP" ? "rampWebhookURL" : "paymentWebhookURL";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decryptSecret, encryptSecret, generateWebhookSecret } from "./secrets.ts";
 
 describe("webhook secrets", () => {
-  it("have the spec §6 format and are unique", () => {
+  it("are `whsec_` and 64 lowercase hex characters, and unique", () => {
     const a = generateWebhookSecret();
     expect(a).toMatch(/^whsec_[0-9a-f]{64}$/);
     expect(generateWebhookSecret()).not.toBe(a);

@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 const SECRET_PREFIX = "whsec_";
 const FORMAT = "v1";
 
-/** spec §6: `whsec_` followed by 64 lowercase hex characters. */
+/** A webhook secret: `whsec_` followed by 64 lowercase hex characters. */
 export function generateWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString("hex")}`;
 }

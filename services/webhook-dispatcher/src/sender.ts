@@ -71,7 +71,7 @@ function readLimited(res: IncomingMessage): Promise<string> {
 
 /**
  * One POST attempt. Success is any 2xx within the timeout; redirects are never followed
- * (node:http does not follow them) and count as failures, as spec §6 requires.
+ * (node:http does not follow them) and count as failures: only a 2xx is a success.
  */
 export async function postWebhook(
   url: string,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EDGE_DECIMALS, jsonDecimal, jsonInteger } from "../decimals.ts";
 import { Currency } from "../enums.ts";
+import { ObjectIdString } from "./transactions.ts";
 
 export const CreateBusinessRequest = z.strictObject({
   name: z.string().min(1).max(200),
@@ -24,9 +25,7 @@ export const SetMarketRateRequest = z.strictObject({
 export type SetMarketRateRequest = z.infer<typeof SetMarketRateRequest>;
 
 export const CurrencyParams = z.strictObject({ currency: Currency });
-export const BusinessParams = z.strictObject({
-  id: z.string().regex(/^[0-9a-f]{24}$/i, "id must be a mongodb id"),
-});
+export const BusinessParams = z.strictObject({ id: ObjectIdString });
 
 /** Revoking takes the key itself: the operator holds it, the gateway only its hash. */
 export const RevokeApiKeyRequest = z.strictObject({ apiKey: z.string().min(1).max(200) });

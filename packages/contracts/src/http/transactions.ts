@@ -147,5 +147,6 @@ export type OfframpRequest = z.infer<typeof OfframpRequest>;
 /** The offramp body as the gateway hands it to orders. */
 export const OfframpOrder = offrampFields(wireAmounts).superRefine(checkOfframp);
 
-export const ObjectIdString = z.string().regex(/^[0-9a-f]{24}$/i, "id must be a mongodb id");
+// No regex flags: OpenAPI emits only the source, so `/i` would become a pattern rejecting uppercase ids.
+export const ObjectIdString = z.string().regex(/^[0-9a-fA-F]{24}$/, "id must be a mongodb id");
 export const TransactionParams = z.strictObject({ id: ObjectIdString });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RpcError } from "../errors.ts";
 
-/** Every request/reply answer (DESIGN §3); the gateway maps `error.code` to HTTP. */
+/** Every request/reply answer is `{ok: true, data}` or `{ok: false, error}`; the gateway maps `error.code` to HTTP. */
 export const RpcReply = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), data: z.unknown() }),
   z.object({ ok: z.literal(false), error: RpcError }),

@@ -57,7 +57,7 @@ export async function resolveAccount(
 }
 
 /**
- * Spec §4.4: idempotent per {bankCode, accountNumber} across businesses. A known account is linked to
+ * Registration is idempotent per {bankCode, accountNumber} across businesses. A known account is linked to
  * the caller and returned unchanged, without asking the bank again.
  */
 export async function registerAccount(
@@ -70,7 +70,7 @@ export async function registerAccount(
   try {
     resolved = await resolveAccount(deps, req.bankCode, req.accountNumber);
   } catch (err) {
-    // Registration reports an unknown bank as 400 (spec §4.4), unlike offramp's 404.
+    // Registration reports an unknown bank as 400, unlike offramp's 404.
     if (err instanceof AppError && err.code === "NOT_FOUND") throw badRequest(err.detail);
     throw err;
   }

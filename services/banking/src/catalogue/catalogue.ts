@@ -8,7 +8,7 @@ export function loadCatalogue(file = CATALOGUE_FILE): BankDto[] {
   return JSON.parse(readFileSync(file, "utf8")) as BankDto[];
 }
 
-/** Spec §4.2: `code` exact; `name` and `country` case-insensitive substrings; no filter → everything. */
+/** Bank filters: `code` exact; `name` and `country` case-insensitive substrings; no filter → everything. */
 export function filterBanks(banks: readonly BankDto[], q: BankQuery): BankDto[] {
   const name = q.name?.toLowerCase();
   const country = q.country?.toLowerCase();

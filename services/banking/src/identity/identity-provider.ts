@@ -1,4 +1,4 @@
-/** BVN verification (DESIGN §7). Returns the verified person, or null when verification fails. */
+/** BVN verification. Returns the verified person, or null when verification fails. */
 export interface IdentityProvider {
   verifyBvn(bvn: string): Promise<{ firstName: string; lastName: string } | null>;
 }

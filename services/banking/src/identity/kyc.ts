@@ -14,7 +14,7 @@ interface KycDoc {
 
 export const BVN_NOT_VERIFIED = "BVN could not be verified";
 
-/** Spec §4.5 rule 5: a known BVN maps to its KYC record; a new one is verified and registered. */
+/** A known BVN maps to its KYC record; a new one is verified and registered. */
 export function createKyc(deps: { db: Db; provider: IdentityProvider; pepper: string }) {
   const col = deps.db.collection<KycDoc>("kyc_records");
   const key = (bvn: string) => createHash("sha256").update(`${deps.pepper}:${bvn}`).digest("hex");

@@ -1,6 +1,6 @@
 import type { Currency } from "@ramp/contracts";
 
-/** The bank side of the product (DESIGN §7). Implementations: sandbox today; a real rail plugs in here. */
+/** The bank side of the product. Implementations: sandbox today; a real rail plugs in here. */
 export interface BankRail {
   /** Resolves the holder name of an account, or null when the bank says it does not exist. */
   nameEnquiry(bankCode: string, accountNumber: string): Promise<{ accountName: string } | null>;

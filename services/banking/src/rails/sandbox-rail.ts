@@ -39,7 +39,7 @@ export function sandboxAccountName(accountNumber: string): string {
 }
 
 /**
- * Deterministic sandbox rail (DESIGN §7): 10-digit numbers resolve; `999…` never resolves;
+ * Deterministic sandbox rail: 10-digit numbers resolve; `999…` never resolves;
  * `888…` resolves but every payout to it is rejected. Virtual account numbers derive from the order ref.
  */
 export function createSandboxRail(): BankRail {

@@ -38,7 +38,7 @@ interface FiatDepositDoc {
   outbox: OutboxEntry[];
 }
 
-/** Spec §2.5: `<NAME>(Pay <CURRENCY> <AMOUNT>)`, the amount in major units with 2 decimals. */
+/** The virtual account name: `<NAME>(Pay <CURRENCY> <AMOUNT>)`, the amount in major units with 2 decimals. */
 export function virtualAccountName(holder: string, currency: Currency, fiatAmount: string): string {
   return `${holder}(Pay ${currency} ${new Decimal(fiatAmount).toFixed(2)})`;
 }

@@ -2,7 +2,7 @@ import type { AddressPurpose, Chain, ChainFamily } from "@ramp/contracts";
 import { isDuplicateKey } from "@ramp/runtime";
 import type { Db } from "mongodb";
 
-/** One handed-out HD index (DESIGN §6). Written before the address is returned; never reused. */
+/** One handed-out HD index. Written before the address is returned; never reused. */
 export interface AllocationDoc {
   _id: string; // `${family}:${index}`
   family: ChainFamily;

@@ -5,7 +5,7 @@ import { deterministicTxId } from "../chains/sandbox/sandbox-ids.ts";
 import type { PriceFeed } from "../tokens/price-feed.ts";
 
 /**
- * Onramp of a token other than the settlement stablecoin (spec §4.5 rule 3): the treasury's stablecoin
+ * Onramp of a token other than the settlement stablecoin: the treasury's stablecoin
  * is swapped on-chain with the output delivered straight to the recipient. The same prepare → store →
  * broadcast → track life as a plain transfer, so a crash can never swap twice.
  */
@@ -25,7 +25,7 @@ export interface SwapProvider {
 }
 
 /**
- * Sandbox (DESIGN §7): quotes from the price table, and every swap fills at once at exactly the quoted
+ * Sandbox: quotes from the price table, and every swap fills at once at exactly the quoted
  * amount, with a deterministic signature in the chain's native spelling. No chain is touched.
  */
 export function createSandboxSwapProvider(prices: PriceFeed): SwapProvider {

@@ -55,7 +55,7 @@ export function createTokenInfo(deps: TokenInfoDeps) {
     let setupCostUsd = "0";
     if (recipient !== undefined || newRecipient) {
       const cost = new Decimal(await adapter.recipientSetupCost(recipient ?? null, mint));
-      // Only Solana has a setup cost, and it is in SOL (DESIGN §5).
+      // Only Solana has a setup cost, and it is in SOL (token-account rent).
       if (!cost.isZero() && chain === "SOLANA") {
         setupCostUsd = cost.mul(deps.solUsdPrice).toDecimalPlaces(USD_DP, Decimal.ROUND_UP).toFixed();
       }

@@ -4,7 +4,7 @@ import { createMiddleware } from "hono/factory";
 import type { GatewayEnv } from "../env.ts";
 import type { KeyStore } from "./api-keys.ts";
 
-/** Spec §5: 401 `No API key provided` when absent, `Invalid API key` when it matches no business. */
+/** 401 `No API key provided` when absent, `Invalid API key` when it matches no business. */
 export function apiKeyAuth(store: KeyStore) {
   return createMiddleware<GatewayEnv>(async function apiKeyAuth(c, next) {
     const key = c.req.header("x-api-key");

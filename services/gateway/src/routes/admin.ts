@@ -15,7 +15,7 @@ import type { GatewayEnv } from "../env.ts";
 import { reply } from "../reply.ts";
 import { validate, validateJson } from "../validate.ts";
 
-/** DESIGN §10 operator API; mounted behind the admin bearer token. */
+/** The operator API (businesses, API keys, market rates); mounted behind the admin bearer token. */
 export function adminRoutes(nc: NatsConnection, keys: KeyStore) {
   const app = new Hono<GatewayEnv>();
 

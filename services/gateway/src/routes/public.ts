@@ -158,7 +158,7 @@ export function publicRoutes(nc: NatsConnection) {
   return app;
 }
 
-/** `GET /pub/bank`: the unprefixed public bank list, no key needed (DESIGN §9). */
+/** `GET /pub/bank`: the unprefixed public bank list, no key needed, the same Bank shape as `/pub/v2/bank`. */
 export function publicBankList(nc: NatsConnection) {
   const app = new Hono<GatewayEnv>();
   app.get("/", validate("query", PublicBankQuery), async (c) =>

@@ -15,7 +15,7 @@ import { validate, validateJson } from "../validate.ts";
 
 const Params = z.strictObject({ id: ObjectIdString });
 
-/** DESIGN §10 sandbox: each call enters the same path production input takes (rail inbound, chain observation). */
+/** Sandbox: each call enters the same path production input takes (rail inbound, chain observation). */
 export function sandboxRoutes(nc: NatsConnection) {
   const app = new Hono<GatewayEnv>();
   const deposit = async (

@@ -13,7 +13,7 @@ export function orderIdForDeposit(fundsId: string): ObjectId {
 }
 
 /**
- * DESIGN §6: the settlement stablecoin landing on a registered bank account's address is paid out to
+ * The settlement stablecoin landing on a registered bank account's address is paid out to
  * that account as an OFF_RAMP order of the business that registered it first. Returns null when the
  * address pays no known account or the token is not the stablecoin (the caller records it).
  */

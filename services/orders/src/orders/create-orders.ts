@@ -106,7 +106,7 @@ async function verifyAndPrice(
 }
 
 /**
- * Spec §4.6: the payout account is confirmed first (nothing is stored for an account that cannot be
+ * Offramp creation: the payout account is confirmed first (nothing is stored for an account that cannot be
  * resolved); then BVN, pricing, a fresh deposit address in the chain's format, and the INIT order.
  */
 export async function createOfframp(
@@ -154,7 +154,7 @@ export async function createOfframp(
 }
 
 /**
- * Spec §4.5: BVN, pricing (with Solana token-account rent when the recipient has none), a virtual
+ * Onramp creation: BVN, pricing (with Solana token-account rent when the recipient has none), a virtual
  * account opened for this order alone, and the INIT order that expires unpaid after the TTL.
  */
 export async function createOnramp(

@@ -13,7 +13,7 @@ const RATES: Record<(typeof CURRENCIES)[number], string> = {
 };
 const stable = { usdPrice: "1", decimals: 6 };
 
-describe("onramp pricing table (DESIGN §5)", () => {
+describe("onramp pricing table", () => {
   for (const currency of CURRENCIES) {
     const rate = RATES[currency];
     it(`${currency}: amount without fee → fiat = A·r rounded up`, () => {
@@ -73,7 +73,7 @@ describe("onramp pricing table (DESIGN §5)", () => {
   });
 });
 
-describe("offramp pricing (DESIGN §5)", () => {
+describe("offramp pricing", () => {
   it("amount → fiat = (A − f)·r rounded down", () => {
     const q = quoteOfframp({ ...stable, amount: "10.555555", rate: "1580", fee: "0.5" });
     expect(q.fiatAmount.toString()).toBe("15887.77");

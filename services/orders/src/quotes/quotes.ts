@@ -29,7 +29,7 @@ export interface Quote {
 const NOT_ENOUGH = "amount does not cover the fee";
 
 /**
- * DESIGN §5 onramp. `amount` A → fiat = (A·p + f + rent)·r rounded UP; the user receives A.
+ * Onramp (docs/architecture.md §4). `amount` A → fiat = (A·p + f + rent)·r rounded UP; the user receives A.
  * `fiatAmount` F → A = (F/r − f − rent)/p rounded DOWN to the token's decimals, and must be positive.
  */
 export function quoteOnramp(q: QuoteInput): Quote {
@@ -50,7 +50,7 @@ export function quoteOnramp(q: QuoteInput): Quote {
 }
 
 /**
- * DESIGN §5 offramp. `amount` A → fiat = (A·p − f)·r rounded DOWN.
+ * Offramp (docs/architecture.md §4). `amount` A → fiat = (A·p − f)·r rounded DOWN.
  * `fiatAmount` F → A = (F/r + f)/p rounded UP to the token's decimals.
  */
 export function quoteOfframp(q: QuoteInput): Quote {

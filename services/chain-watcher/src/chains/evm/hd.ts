@@ -1,7 +1,7 @@
 import { HDNodeWallet, Mnemonic } from "ethers";
 
 /**
- * EVM custody keys (DESIGN §6), BIP-44 secp256k1 under coin type 60:
+ * EVM custody keys, BIP-44 secp256k1 under coin type 60:
  * - deposit addresses: `m/44'/60'/0'/0/<index>` — one address valid on all five EVM chains;
  * - treasury (the wallet onramp deliveries are sent from): `m/44'/60'/1'/0/0`, a separate account so
  *   no allocation index can ever collide with it.

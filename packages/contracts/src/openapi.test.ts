@@ -1,0 +1,44 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { buildOpenApiDocument } from "./openapi.ts";
+
+const doc = buildOpenApiDocument("http://localhost:8080");
+
+describe("the OpenAPI document", () => {
+  it("is valid OpenAPI 3.1 (checked against the official schema, offline)", async () => {
+    // As served: the JSON text, not the objects zod-to-openapi built.
+    const served: Record<string, unknown> = JSON.parse(JSON.stringify(doc));
+    const result = await new Validator().validate(served);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("gives ids a pattern that a mongodb id matches, in either case, and nothing else", () => {
+    const param = doc.paths?.["/pub/v2/transaction/{id}"]?.get?.parameters?.find(
+      (p) => "name" in p && p.name === "id",
+    );
+    const pattern =
+      param && "schema" in param && param.schema && "pattern" in param.schema ? param.schema.pattern : "";
+    expect(pattern).toBeTruthy();
+    const re = new RegExp(pattern ?? "", "u");
+    expect(re.test("65a1b2c3d4e5f60718293a4b")).toBe(true);
+    expect(re.test("65A1B2C3D4E5F60718293A4B")).toBe(true);
+    expect(re.test("65a1b2c3d4e5f60718293a4")).toBe(false);
+    expect(re.test("zza1b2c3d4e5f60718293a4b")).toBe(false);
+  });
+
+  it("tags every operation, and puts admin routes behind the bearer token", () => {
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const method of ["get", "post", "put", "patch", "delete"] as const) {
+        const op = item[method];
+        if (!op) continue;
+        expect(op.tags, `${method} ${path}`).toHaveLength(1);
+        if (path.startsWith("/admin/")) {
+          expect(op.tags).toEqual(["Admin"]);
+          expect(op.security).toEqual([{ adminToken: [] }]);
+        }
+        if (path.startsWith("/sandbox/")) expect(op.tags).toEqual(["Sandbox"]);
+      }
+    }
+  });
+});
