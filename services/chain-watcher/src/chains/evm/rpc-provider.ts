@@ -1,4 +1,4 @@
-import { type JsonRpcError, type JsonRpcPayload, JsonRpcProvider, type JsonRpcResult } from "ethers";
+import { type JsonRpcPayload, JsonRpcProvider, type JsonRpcResult } from "ethers";
 
 /**
  * ethers' JSON-RPC provider with the response body decoded by Node instead of ethers' own UTF-8
