@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type ServiceName, START_ORDER } from "@ramp/contracts";
 import {
   createNatsCredentials,
   freePort,
@@ -12,15 +13,9 @@ import {
 import { type Db, MongoClient } from "mongodb";
 import { type ManagedProcess, managedProcess } from "./service-process.ts";
 
-export const SERVICE_NAMES = [
-  "pricing",
-  "banking",
-  "chain-watcher",
-  "orders",
-  "webhook-dispatcher",
-  "gateway",
-] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+export const SERVICE_NAMES = START_ORDER;
+export type { ServiceName };
+
 type Env = Record<string, string>;
 
 export interface ProcessStackOptions {

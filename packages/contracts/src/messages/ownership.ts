@@ -14,6 +14,16 @@ export const SERVICE_NAMES = [
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
+/** The order launchers start services in: the gateway last, so it answers once the rest can. */
+export const START_ORDER = [
+  "pricing",
+  "banking",
+  "chain-watcher",
+  "orders",
+  "webhook-dispatcher",
+  "gateway",
+] as const satisfies readonly ServiceName[];
+
 /** A durable JetStream consumer: which subject it reads and under which name the server keeps its position. */
 export interface ConsumerContract<C extends StreamContract = StreamContract> {
   readonly contract: C;
