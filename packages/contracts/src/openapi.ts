@@ -7,7 +7,8 @@ import {
   IdempotencyKey,
   idempotencyErrors,
 } from "./http/idempotency.ts";
-import { type RouteAuth, routeGroups } from "./openapi-routes.ts";
+import { isIdempotent, isKeyed, type RouteAuth, type RouteDef, RouteTags } from "./http/route.ts";
+import { Routes } from "./routes.ts";
 
 const errorText: Record<number, string> = {
   400: "Invalid request",
@@ -18,6 +19,7 @@ const errorText: Record<number, string> = {
 };
 const unauthorizedText: Record<RouteAuth, string> = {
   apiKey: "Missing or invalid x-api-key",
+  sandbox: "Missing or invalid x-api-key",
   admin: "Missing or invalid admin bearer token",
   none: "Unauthorized",
 };
@@ -53,58 +55,57 @@ export function buildOpenApiDocument(serverUrl = "/") {
   });
   const security: Record<RouteAuth, Record<string, string[]>[]> = {
     apiKey: [{ [apiKey.name]: [] }],
+    sandbox: [{ [apiKey.name]: [] }],
     admin: [{ [admin.name]: [] }],
     none: [],
   };
-  for (const group of routeGroups) {
-    for (const route of group.routes) {
-      const idempotent = group.keyed && route.method !== "get";
-      const { schema, contentType = "application/json", status } = route.ok;
-      const responses: Record<string, Response> = {
-        [status]: {
-          description: "Success",
-          ...(schema ? { content: { [contentType]: { schema } } } : {}),
-          ...(idempotent ? { headers: replayedHeader } : {}),
-        },
+  for (const [operationId, route] of Object.entries(Routes as Record<string, RouteDef>)) {
+    const keyed = isKeyed(route);
+    const { errorBodies } = RouteTags[route.tag];
+    const idempotent = isIdempotent(route);
+    const { status, schema, contentType = "application/json" } = route.ok;
+    const responses: Record<string, Response> = {
+      [status]: {
+        description: "Success",
+        ...(schema ? { content: { [contentType]: { schema } } } : {}),
+        ...(idempotent ? { headers: replayedHeader } : {}),
+      },
+    };
+    const errors = [
+      ...route.errors,
+      ...(route.auth === "none" ? [] : [401]),
+      ...(idempotent ? [409, 422] : []),
+      ...(keyed ? [429] : []),
+      ...(errorBodies ? [503] : []),
+    ];
+    for (const code of errors) {
+      responses[code] = {
+        description: code === 401 ? unauthorizedText[route.auth] : (errorText[code] ?? "Error"),
+        ...(errorBodies ? { content: { "application/json": { schema: ErrorBody } } } : {}),
       };
-      const errors = [
-        ...route.errors,
-        ...(group.auth === "none" ? [] : [401]),
-        ...(idempotent ? [409, 422] : []),
-        ...(group.keyed ? [429] : []),
-        ...(group.errorBodies ? [503] : []),
-      ];
-      for (const code of errors) {
-        responses[code] = {
-          description: code === 401 ? unauthorizedText[group.auth] : (errorText[code] ?? "Error"),
-          ...(group.errorBodies ? { content: { "application/json": { schema: ErrorBody } } } : {}),
-        };
-      }
-      registry.registerPath({
-        method: route.method,
-        path: route.path,
-        summary: route.summary,
-        tags: [group.tag],
-        security: security[group.auth],
-        request: {
-          ...(route.query ? { query: route.query } : {}),
-          ...(route.params ? { params: route.params } : {}),
-          ...(idempotent ? { headers: idempotencyKeyHeader } : {}),
-          ...(route.body ? { body: { content: { "application/json": { schema: route.body } } } } : {}),
-        },
-        responses,
-      });
     }
+    // The generator reads parameters off an object schema; a refined one (one of two fields) still is.
+    const { params, query, body } = route as { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+    registry.registerPath({
+      operationId,
+      method: route.method,
+      path: route.path,
+      summary: route.summary,
+      tags: [route.tag],
+      security: security[route.auth],
+      request: {
+        ...(query ? { query } : {}),
+        ...(params ? { params } : {}),
+        ...(idempotent ? { headers: idempotencyKeyHeader } : {}),
+        ...(body ? { body: { content: { "application/json": { schema: body } } } } : {}),
+      },
+      responses,
+    });
   }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Ramp Service API", version: "2.0.0" },
     servers: [{ url: serverUrl }],
-    tags: [
-      { name: "Public", description: "The integration API, authenticated with x-api-key" },
-      { name: "Sandbox", description: "Stand-ins for payers; served only when RAMP_SANDBOX is on" },
-      { name: "Admin", description: "The operator API, authenticated with the admin bearer token" },
-      { name: "Health", description: "Liveness and readiness for orchestrators" },
-    ],
+    tags: Object.entries(RouteTags).map(([name, { description }]) => ({ name, description })),
   });
 }

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buildOpenApiDocument } from "@ramp/contracts";
+import { Routes } from "@ramp/contracts";
 import { healthHandler, httpDuration, httpRequests, type Logger, newTraceContext } from "@ramp/runtime";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
@@ -8,17 +8,19 @@ import type { KeyStore } from "./auth/api-keys.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
 import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
-import { registerDocs } from "./docs-page.ts";
 import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
 import { rateLimit } from "./rate-limit.ts";
+import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
-import { publicBankList, publicRoutes } from "./routes/public.ts";
+import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
+import { referenceRoutes } from "./routes/reference.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -56,40 +58,35 @@ export function createApp(deps: AppDeps) {
   app.use(requestContext(deps.log));
   app.use(bodyLimits());
 
-  const health = healthHandler(deps.ready);
-  app.get("/healthz", async (c) => {
-    const r = await health("/healthz");
-    return c.json(r.body, 200);
-  });
-  app.get("/readyz", async (c) => {
-    const r = await health("/readyz");
-    return c.json(r.body, r.status === 200 ? 200 : 503);
-  });
-
-  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL ?? "/");
-  app.get("/openapi.json", (c) => c.json(openapi));
-  registerDocs(app);
-
-  app.route("/pub/bank", publicBankList(deps.nc));
-
   const auth = apiKeyAuth(deps.keys);
   const limit = rateLimit({
     perSecond: deps.config.RATE_LIMIT_PER_SECOND,
     burst: deps.config.RATE_LIMIT_BURST,
   });
-  // POST/PATCH only; after auth (records are per business) and the rate limit (a 429 is never stored).
-  const idem = idempotency(deps.idempotency);
-  app.use("/pub/v2/*", auth, limit, idem);
-  app.route("/pub/v2", publicRoutes(deps.nc));
-  app.route("/pub/v2", transactionRoutes(deps.nc));
-  app.route("/pub/v2", quoteRoutes(deps.nc));
+  const register = routeRegistrar(app, {
+    guards: {
+      apiKey: [auth, limit],
+      sandbox: [auth, limit],
+      admin: [adminAuth(deps.config.ADMIN_TOKEN)],
+      none: [],
+    },
+    idempotency: idempotency(deps.idempotency),
+    sandbox: deps.config.RAMP_SANDBOX,
+  });
 
-  if (deps.config.RAMP_SANDBOX) {
-    app.use("/sandbox/v2/*", auth, limit, idem);
-    app.route("/sandbox/v2", sandboxRoutes(deps.nc));
-  }
+  const health = healthHandler(deps.ready);
+  register(Routes.healthz, async (c) => c.json((await health(Routes.healthz.path)).body, 200));
+  register(Routes.readyz, async (c) => {
+    const r = await health(Routes.readyz.path);
+    return c.json(r.body, r.status === 200 ? 200 : 503);
+  });
+  referenceRoutes(register, deps.config.PUBLIC_BASE_URL ?? "/");
 
-  app.use("/admin/v1/*", adminAuth(deps.config.ADMIN_TOKEN));
-  app.route("/admin/v1", adminRoutes(deps.nc, deps.keys));
+  publicRoutes(register, deps.nc);
+  transactionRoutes(register, deps.nc);
+  quoteRoutes(register, deps.nc);
+  webhookRoutes(register, deps.nc);
+  sandboxRoutes(register, deps.nc);
+  adminRoutes(register, deps.nc, deps.keys);
   return app;
 }

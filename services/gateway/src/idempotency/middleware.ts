@@ -12,8 +12,6 @@ import type { GatewayEnv } from "../env.ts";
 import { downstreamKey, requestFingerprint } from "./fingerprint.ts";
 import type { IdempotencyStore, StoredResponse } from "./idempotency-store.ts";
 
-const GUARDED_METHODS = new Set(["POST", "PATCH"]);
-
 /**
  * A final answer is one a repeat must get again: any 2xx, and a 4xx except 409 (the state may change)
  * and 429 (the limit refills). A 5xx is not final: the repeat runs again, and the services that own
@@ -23,14 +21,15 @@ const isFinal = (status: number) =>
   (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 409 && status !== 429);
 
 /**
- * `Idempotency-Key` on POST and PATCH, mounted after authentication (records are per business).
+ * `Idempotency-Key`, on the routes `isIdempotent` names (POST and PATCH with an API key), after
+ * authentication (records are per business) and the rate limit (a 429 is never stored).
  * The first request with a key runs and its final response is kept for the store's TTL; a repeat with
  * the same method, path and body gets that response again with `Idempotent-Replayed: true`.
  */
 export function idempotency(store: IdempotencyStore) {
   return createMiddleware<GatewayEnv>(async function idempotency(c, next) {
     const header = c.req.header(IDEMPOTENCY_KEY_HEADER);
-    if (header === undefined || !GUARDED_METHODS.has(c.req.method)) return next();
+    if (header === undefined) return next();
     const parsed = IdempotencyKey.safeParse(header);
     if (!parsed.success)
       throw new AppError("BAD_REQUEST", parsed.error.issues.map((i) => i.message).join("; "));

@@ -1,30 +1,19 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import {
-  ObjectIdString,
-  Rpc,
-  SandboxFiatDepositRequest,
-  SandboxPaymentDepositRequest,
-  SandboxTokenDepositRequest,
-} from "@ramp/contracts";
+import { Routes, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
-import { Hono } from "hono";
-import { z } from "zod";
+import type { Context } from "hono";
 import type { GatewayEnv } from "../env.ts";
-import { reply } from "../reply.ts";
-import { validate, validateJson } from "../validate.ts";
-
-const Params = z.strictObject({ id: ObjectIdString });
+import type { Register } from "../register.ts";
 
 /** Sandbox: each call enters the same path production input takes (rail inbound, chain observation). */
-export function sandboxRoutes(nc: NatsConnection) {
-  const app = new Hono<GatewayEnv>();
+export function sandboxRoutes(register: Register, nc: NatsConnection) {
   const deposit = async (
-    c: { var: GatewayEnv["Variables"] },
+    c: Context<GatewayEnv>,
     kind: "onramp" | "offramp" | "payment",
     id: string,
     amount?: string,
-  ) =>
-    callRpc(
+  ) => {
+    const { reference } = await callRpc(
       nc,
       Rpc.sandboxDeposit,
       {
@@ -36,38 +25,14 @@ export function sandboxRoutes(nc: NatsConnection) {
       },
       c.var.trace,
     );
+    return { accepted: true as const, reference };
+  };
 
-  app.post(
-    "/onramp/:id/fiat-deposit",
-    validate("param", Params),
-    validateJson(SandboxFiatDepositRequest),
-    async (c) => {
-      const { reference } = await deposit(
-        c,
-        "onramp",
-        c.req.valid("param").id,
-        c.req.valid("json").fiatAmount,
-      );
-      return reply(c, { accepted: true, reference }, 202);
-    },
+  register(Routes.sandboxOnrampFiatDeposit, (c, { params, body }) =>
+    deposit(c, "onramp", params.id, body.fiatAmount),
   );
-  app.post(
-    "/offramp/:id/token-deposit",
-    validate("param", Params),
-    validateJson(SandboxTokenDepositRequest),
-    async (c) => {
-      const { reference } = await deposit(c, "offramp", c.req.valid("param").id, c.req.valid("json").amount);
-      return reply(c, { accepted: true, reference }, 202);
-    },
+  register(Routes.sandboxOfframpTokenDeposit, (c, { params, body }) =>
+    deposit(c, "offramp", params.id, body.amount),
   );
-  app.post(
-    "/payment/:id/deposit",
-    validate("param", Params),
-    validateJson(SandboxPaymentDepositRequest),
-    async (c) => {
-      const { reference } = await deposit(c, "payment", c.req.valid("param").id);
-      return reply(c, { accepted: true, reference }, 202);
-    },
-  );
-  return app;
+  register(Routes.sandboxPaymentDeposit, (c, { params }) => deposit(c, "payment", params.id));
 }

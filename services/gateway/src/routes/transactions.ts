@@ -1,26 +1,15 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import {
-  Rpc,
-  TRANSACTION_LIST_RPC_MAX,
-  TransactionExportQuery,
-  TransactionListQuery,
-  type TransactionPage,
-} from "@ramp/contracts";
+import { Routes, Rpc, TRANSACTION_LIST_RPC_MAX, type TransactionPage } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
-import { Hono } from "hono";
 import { transactionCsvHeader, transactionCsvRow } from "../csv.ts";
-import type { GatewayEnv } from "../env.ts";
-import { reply } from "../reply.ts";
-import { validate } from "../validate.ts";
+import type { Register } from "../register.ts";
 
-/** `/pub/v2/transactions` and its CSV export; authenticated where mounted. */
-export function transactionRoutes(nc: NatsConnection) {
-  const app = new Hono<GatewayEnv>();
-
-  app.get("/transactions", validate("query", TransactionListQuery), async (c) => {
-    const { limit, cursor, ...filter } = c.req.valid("query");
+/** The order list and its CSV export. */
+export function transactionRoutes(register: Register, nc: NatsConnection) {
+  register(Routes.transactionList, async (c, { query }) => {
+    const { limit, cursor, ...filter } = query;
     const request = { businessId: c.var.caller.businessId, filter, limit, ...(cursor ? { cursor } : {}) };
-    return reply(c, await callRpc(nc, Rpc.transactionList, request, c.var.trace));
+    return callRpc(nc, Rpc.transactionList, request, c.var.trace);
   });
 
   /**
@@ -30,8 +19,7 @@ export function transactionRoutes(nc: NatsConnection) {
    * before answering, so a failure there is still a JSON error; a failure later aborts the stream,
    * which the client sees as a broken transfer rather than a short but well-formed file.
    */
-  app.get("/transactions/export", validate("query", TransactionExportQuery), async (c) => {
-    const filter = c.req.valid("query");
+  register(Routes.transactionExport, async (c, { query: filter }) => {
     const { trace, log } = c.var;
     const pageAfter = (cursor?: string) =>
       callRpc(
@@ -65,11 +53,7 @@ export function transactionRoutes(nc: NatsConnection) {
         }
       },
     });
-    return c.body(body, 200, {
-      "content-type": "text/csv; charset=utf-8",
-      "content-disposition": 'attachment; filename="transactions.csv"',
-    });
+    c.header("content-disposition", 'attachment; filename="transactions.csv"');
+    return body;
   });
-
-  return app;
 }

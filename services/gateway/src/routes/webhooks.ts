@@ -1,0 +1,29 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { Routes, Rpc } from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
+import type { Register } from "../register.ts";
+
+/** The calling key's webhook configuration, test sends and delivery log (webhook-dispatcher owns them). */
+export function webhookRoutes(register: Register, nc: NatsConnection) {
+  register(Routes.webhookUpdate, async (c, { body }) =>
+    callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: c.var.caller.apiKeyId, body }, c.var.trace),
+  );
+
+  register(Routes.webhookTest, async (c, { query }) =>
+    callRpc(nc, Rpc.webhookTest, { apiKeyId: c.var.caller.apiKeyId, type: query.type }, c.var.trace, 30_000),
+  );
+
+  register(Routes.webhookDeliveries, async (c, { query }) =>
+    callRpc(nc, Rpc.webhookDeliveries, { apiKeyId: c.var.caller.apiKeyId, ...query }, c.var.trace),
+  );
+
+  register(Routes.webhookRedeliver, async (c, { params }) =>
+    callRpc(
+      nc,
+      Rpc.webhookRedeliver,
+      { apiKeyId: c.var.caller.apiKeyId, deliveryId: params.id },
+      c.var.trace,
+      30_000,
+    ),
+  );
+}

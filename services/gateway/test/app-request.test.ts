@@ -1,0 +1,339 @@
+import { randomBytes } from "node:crypto";
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  type buildOpenApiDocument,
+  ChangeFeeds,
+  ErrorBody,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  type RouteDef,
+  Routes,
+  Rpc,
+  type ServiceName,
+  sampleTransaction,
+} from "@ramp/contracts";
+import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { createLogger, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import { type Db, MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { createKeyStore } from "../src/auth/api-keys.ts";
+import { BODY_LIMIT_BYTES } from "../src/body.ts";
+import { loadGatewayConfig } from "../src/config.ts";
+import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+
+/**
+ * The gateway app driven in-process with `app.request()` (no listener), on a real NATS and database.
+ * Small responders, connected as the services that own each subject, stand in for pricing, banking,
+ * orders and webhook-dispatcher, and record what reached them.
+ */
+const log = createLogger("gateway-test", "silent");
+const ADMIN_TOKEN = "test-admin-token-0123456789";
+const WEBHOOK_SECRET = `whsec_${"ab".repeat(32)}`;
+const SANDBOX_BANK = { id: "bank-1", name: "Sandbox Bank", code: "000013", country: "NG" };
+let nats: TestNats;
+let client: MongoClient;
+let db: Db;
+const connections: NatsConnection[] = [];
+const stoppers: Stoppable[] = [];
+let app: ReturnType<typeof createApp>;
+let apiKey: string;
+
+/** What each stand-in service received, by subject. */
+const received = new Map<string, unknown[]>();
+const record = (subject: string, request: unknown) =>
+  received.set(subject, [...(received.get(subject) ?? []), request]);
+
+async function connect(service: ServiceName) {
+  const nc = await nats.connectAs(service);
+  connections.push(nc);
+  return nc;
+}
+
+async function buildApp(gatewayNc: NatsConnection, sandbox: boolean) {
+  const config = loadGatewayConfig({
+    ...nats.envFor("gateway"),
+    MONGODB_URI: inject("mongoUrl"),
+    ADMIN_TOKEN,
+    RAMP_SANDBOX: String(sandbox),
+    LOG_LEVEL: "silent",
+  });
+  const feed = await openChangeFeed(gatewayNc, ChangeFeeds.gateway, log);
+  const idempotency: IdempotencyStore = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  stoppers.push(idempotency, feed);
+  const keys = createKeyStore(db, feed);
+  await keys.init();
+  await idempotency.init();
+  return createApp({ config, nc: gatewayNc, keys, idempotency, log, ready: async () => true });
+}
+
+beforeAll(async () => {
+  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  client = await MongoClient.connect(inject("mongoUrl"));
+  db = client.db(`t${randomBytes(4).toString("hex")}_gateway_request`);
+
+  const pricing = await connect("pricing");
+  const dispatcher = await connect("webhook-dispatcher");
+  const orders = await connect("orders");
+  const banking = await connect("banking");
+  stoppers.push(
+    serveRpc(pricing, Rpc.profileSet, "pricing", log, async () => ({ ok: true as const })),
+    serveRpc(pricing, Rpc.marketRateDelete, "pricing", log, async (req) => {
+      record(Rpc.marketRateDelete.subject, req);
+      return { ok: true as const };
+    }),
+    serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
+      rampWebhookURL: null,
+      paymentWebhookURL: null,
+      webhookSecret: WEBHOOK_SECRET,
+    })),
+    serveRpc(banking, Rpc.banksList, "banking", log, async (req) => {
+      record(Rpc.banksList.subject, req);
+      return [SANDBOX_BANK];
+    }),
+    serveRpc(orders, Rpc.offrampCreate, "orders", log, async (req) => {
+      record(Rpc.offrampCreate.subject, req);
+      return sampleTransaction({ transactionType: "OFF_RAMP", status: "INIT" });
+    }),
+    serveRpc(orders, Rpc.transactionList, "orders", log, async (req) => {
+      record(Rpc.transactionList.subject, req);
+      return { data: [sampleTransaction({ userExternalId: "user-1" })], nextCursor: "" };
+    }),
+  );
+
+  app = await buildApp(await connect("gateway"), true);
+  const created = await app.request(Routes.adminBusinessCreate.path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "In-process", feeBps: 10 }),
+  });
+  expect(created.status).toBe(201);
+  ({ apiKey } = (await created.json()) as { apiKey: string });
+});
+afterAll(async () => {
+  for (const s of stoppers.reverse()) await s.stop();
+  for (const nc of connections) await nc.close();
+  await client?.close();
+  await nats?.stop();
+});
+
+const keyed = (headers: Record<string, string> = {}) => ({ "x-api-key": apiKey, ...headers });
+const json = { "content-type": "application/json" };
+const offrampBody = {
+  accountNumber: "0123456789",
+  bankCode: "000013",
+  currency: "NGN",
+  chain: "SOLANA",
+  mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+  amount: 5,
+};
+
+/** The documented error body, and nothing else in it. */
+async function expectError(res: Response, status: number) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toContain("application/json");
+  const body = ErrorBody.strict().parse(await res.json());
+  expect(body.statusCode).toBe(status);
+  return body;
+}
+
+describe("authentication", () => {
+  it("refuses API-key routes without a key, and with an unknown one", async () => {
+    const none = await expectError(await app.request("/pub/v2/rate?currency=NGN"), 401);
+    expect(none.message).toBe("No API key provided");
+    const wrong = await expectError(
+      await app.request("/pub/v2/rate?currency=NGN", { headers: { "x-api-key": "rk_nope" } }),
+      401,
+    );
+    expect(wrong.message).toBe("Invalid API key");
+  });
+
+  it("checks the key before the body: a keyless bad request is 401, not 400", async () => {
+    const res = await app.request(Routes.offrampCreate.path, { method: "POST", headers: json, body: "{}" });
+    await expectError(res, 401);
+  });
+
+  it("refuses admin routes without the bearer token, or with an API key instead", async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong-token-0123456789" },
+      keyed(),
+    ];
+    for (const headers of attempts) {
+      const res = await app.request("/admin/v1/rates/NGN", { method: "DELETE", headers });
+      expect((await expectError(res, 401)).message).toBe("Invalid admin token");
+    }
+    expect(received.get(Rpc.marketRateDelete.subject)).toBeUndefined();
+  });
+
+  it("serves the unprefixed bank list without a key, and the admin API with the token", async () => {
+    const banks = await app.request("/pub/bank?name=sandbox");
+    expect(banks.status).toBe(200);
+    expect(await banks.json()).toEqual([SANDBOX_BANK]);
+    expect(received.get(Rpc.banksList.subject)?.at(-1)).toEqual({ name: "sandbox" });
+
+    const removed = await app.request("/admin/v1/rates/GHS", {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(removed.status).toBe(204);
+    expect(await removed.text()).toBe("");
+    expect(received.get(Rpc.marketRateDelete.subject)).toEqual([{ currency: "GHS" }]);
+  });
+});
+
+describe("validation answers 400 in the documented shape, before any service is called", () => {
+  it("names each invalid query, path and body field", async () => {
+    const query = await expectError(
+      await app.request("/pub/v2/rate?currency=EUR", { headers: keyed() }),
+      400,
+    );
+    expect(query.error).toBe("Bad Request");
+    expect(query.message).toEqual([expect.stringMatching(/^currency must be one of the following values: /)]);
+
+    const path = await expectError(
+      await app.request("/pub/v2/transaction/not-an-id", { headers: keyed() }),
+      400,
+    );
+    expect(path.message).toEqual(["id must be a mongodb id"]);
+
+    const before = received.get(Rpc.offrampCreate.subject)?.length ?? 0;
+    const body = await expectError(
+      await app.request(Routes.offrampCreate.path, {
+        method: "POST",
+        headers: keyed(json),
+        body: JSON.stringify({ ...offrampBody, currency: "EUR", extra: 1 }),
+      }),
+      400,
+    );
+    expect(body.message).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^currency must be one of the following values: /),
+        "property extra should not exist",
+      ]),
+    );
+    expect(received.get(Rpc.offrampCreate.subject)?.length ?? 0).toBe(before);
+  });
+
+  it("refuses malformed JSON with 400, a non-JSON body with 415, and an oversized one with 413", async () => {
+    const malformed = await expectError(
+      await app.request(Routes.offrampCreate.path, {
+        method: "POST",
+        headers: keyed(json),
+        body: "{not json",
+      }),
+      400,
+    );
+    expect(malformed.message).toBe("Malformed JSON in request body");
+
+    const text = await app.request(Routes.offrampCreate.path, {
+      method: "POST",
+      headers: keyed({ "content-type": "text/plain" }),
+      body: JSON.stringify(offrampBody),
+    });
+    expect((await expectError(text, 415)).message).toBe("Content-Type must be application/json");
+
+    const big = await app.request(Routes.offrampCreate.path, {
+      method: "POST",
+      headers: keyed(json),
+      body: JSON.stringify({ ...offrampBody, description: "x".repeat(BODY_LIMIT_BYTES) }),
+    });
+    expect((await expectError(big, 413)).message).toBe("Request body too large");
+  });
+});
+
+describe("unknown routes", () => {
+  it("answer 404 in the documented shape, for an unknown path and for a known path's wrong method", async () => {
+    const path = await expectError(await app.request("/pub/v2/nothing-here", { headers: keyed() }), 404);
+    expect(path.message).toBe("Cannot GET /pub/v2/nothing-here");
+    const method = await expectError(
+      await app.request(Routes.rateGet.path, { method: "DELETE", headers: keyed() }),
+      404,
+    );
+    expect(method.message).toBe("Cannot DELETE /pub/v2/rate");
+  });
+});
+
+describe("a route's success answer comes from its table entry", () => {
+  it("creates an offramp (201), hands orders the validated body, and replays it for the same Idempotency-Key", async () => {
+    const before = received.get(Rpc.offrampCreate.subject)?.length ?? 0;
+    const send = () =>
+      app.request(Routes.offrampCreate.path, {
+        method: "POST",
+        headers: keyed({ ...json, [IDEMPOTENCY_KEY_HEADER]: "in-process-1" }),
+        body: JSON.stringify(offrampBody),
+      });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const order = (await first.json()) as { transactionType: string; status: string };
+    expect(order).toMatchObject({ transactionType: "OFF_RAMP", status: "INIT" });
+    const calls = received.get(Rpc.offrampCreate.subject) ?? [];
+    expect(calls).toHaveLength(before + 1);
+    // Amounts travel as decimal text; chain keeps the value sent.
+    expect(calls.at(-1)).toMatchObject({ body: { ...offrampBody, amount: "5" } });
+    expect(calls.at(-1)).toHaveProperty("idempotencyKey", expect.any(String));
+
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get(IDEMPOTENT_REPLAYED_HEADER)).toBe("true");
+    expect(await again.json()).toEqual(order);
+    expect(received.get(Rpc.offrampCreate.subject)).toHaveLength(before + 1);
+  });
+
+  it("streams the CSV export with the entry's content type, the filter reaching orders", async () => {
+    const res = await app.request("/pub/v2/transactions/export?status=COMPLETED", { headers: keyed() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe(Routes.transactionExport.ok.contentType);
+    expect(res.headers.get("content-disposition")).toBe('attachment; filename="transactions.csv"');
+    const lines = (await res.text()).trim().split(/\r?\n/);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain("user-1");
+    expect(received.get(Rpc.transactionList.subject)?.at(-1)).toMatchObject({
+      filter: { status: "COMPLETED" },
+      limit: expect.any(Number),
+    });
+  });
+});
+
+/** `METHOD /path` of a table entry as the OpenAPI document writes it. */
+const described = (route: RouteDef) => `${route.method.toUpperCase()} ${route.path}`;
+
+describe("/openapi.json", () => {
+  it("lists every route the app serves, each under its table entry's operationId", async () => {
+    const res = await app.request(Routes.openApiDocument.path);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as ReturnType<typeof buildOpenApiDocument>;
+    const operations = new Map<string, string | undefined>();
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const method of ["get", "post", "put", "patch", "delete"] as const) {
+        const op = item[method];
+        if (op) operations.set(`${method.toUpperCase()} ${path}`, op.operationId);
+      }
+    }
+    const served = new Set(
+      app.routes
+        .filter((r) => r.method !== "ALL")
+        .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`),
+    );
+    expect([...served].sort()).toEqual([...operations.keys()].sort());
+    for (const [id, route] of Object.entries(Routes as Record<string, RouteDef>)) {
+      expect(operations.get(described(route)), described(route)).toBe(id);
+    }
+  });
+});
+
+describe("with RAMP_SANDBOX off", () => {
+  it("does not serve the sandbox routes at all, and serves every other route", async () => {
+    const production = await buildApp(await connect("gateway"), false);
+    const served = new Set(production.routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`));
+    for (const route of Object.values(Routes as Record<string, RouteDef>)) {
+      expect(served.has(described(route)), described(route)).toBe(route.auth !== "sandbox");
+    }
+    const res = await production.request("/sandbox/v2/payment/65a1b2c3d4e5f60718293a4b/deposit", {
+      method: "POST",
+      headers: keyed(json),
+      body: "{}",
+    });
+    await expectError(res, 404);
+  });
+});
