@@ -1,0 +1,63 @@
+import { mapPathParams, type RouteDef, Routes } from "@ramp/contracts";
+import { describe, expect, it } from "vitest";
+import { createRampClient } from "./client.ts";
+
+/**
+ * The SDK writes its paths itself (importing the route table at run time would bring the contracts'
+ * chain libraries into every integrator's bundle), so this checks them against the table: every
+ * request it sends is a route of the table, with a key exactly where the route takes one, and every
+ * public and sandbox route has an SDK method.
+ */
+describe("the SDK's requests", () => {
+  it("are the table's public and sandbox routes, every one of them", async () => {
+    const sent: { method: string; path: string; keyed: boolean }[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const headers = new Headers(init?.headers);
+      sent.push({ method: init?.method ?? "GET", path: url.pathname, keyed: headers.has("x-api-key") });
+      return new Response(JSON.stringify({ data: [], nextCursor: "" }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    };
+    const ramp = createRampClient({ apiKey: "key_test", baseUrl: "http://127.0.0.1:1", fetch });
+    const id = "65a1b2c3d4e5f60718293a4b";
+    await ramp.rates.get({ currency: "NGN" });
+    await ramp.banks.list();
+    await ramp.banks.listPublic();
+    await ramp.bankAccounts.lookup({ accountNumber: "0123456789" });
+    await ramp.bankAccounts.register({ bankCode: "000013", accountNumber: "0123456789" });
+    await ramp.onramp.create({} as never);
+    await ramp.offramp.create({} as never);
+    await ramp.transactions.get(id);
+    await ramp.transactions.list();
+    for await (const _ of ramp.transactions.iterate()) break;
+    await ramp.transactions.export();
+    await ramp.quotes.create({} as never);
+    await ramp.payments.create({} as never);
+    await ramp.payments.get(id);
+    await ramp.webhooks.update({});
+    await ramp.webhooks.test();
+    await ramp.webhooks.deliveries();
+    await ramp.webhooks.redeliver("delivery-1");
+    await ramp.sandbox.onrampFiatDeposit(id);
+    await ramp.sandbox.offrampTokenDeposit(id);
+    await ramp.sandbox.paymentDeposit(id);
+
+    const table = Object.entries(Routes as Record<string, RouteDef>);
+    const matched = new Set<string>();
+    for (const req of sent) {
+      const hit = table.find(
+        ([, route]) =>
+          route.method.toUpperCase() === req.method &&
+          new RegExp(`^${mapPathParams(route.path, () => "[^/]+")}$`).test(req.path),
+      );
+      expect(hit, `${req.method} ${req.path}`).toBeDefined();
+      const [name, route] = hit as [string, RouteDef];
+      expect(req.keyed, name).toBe(route.auth !== "none");
+      matched.add(name);
+    }
+    const expected = table.filter(([, r]) => r.tag === "Public" || r.tag === "Sandbox").map(([name]) => name);
+    expect([...matched].sort()).toEqual(expected.sort());
+  });
+});
