@@ -1,6 +1,7 @@
 /**
- * Loads @solana/spl-token with one known start-up warning dropped. Imported first by `main.ts`, before
- * anything that reaches spl-token, so the warning is gone from every chain-watcher process.
+ * Loads @solana/spl-token with one known start-up warning dropped. Imported first by `main.ts` and the
+ * package's `index.ts`, before anything that reaches spl-token, so the warning is gone from every
+ * process running chain-watcher.
  *
  * spl-token reads u64 amounts through bigint-buffer, which tries a native addon at load and, without
  * it, prints "bigint: Failed to load bindings, pure JS will be used" and uses its JavaScript code.
