@@ -38,7 +38,11 @@ async function startStack(port: number): Promise<{ child: ChildProcess; banner: 
   child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (err += c.toString()));
   const banner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("npm start printed no banner in time")), START_WITHIN_MS);
+    const timer = setTimeout(() => {
+      // Ctrl-C to what started, so nothing is left running behind the failed check.
+      process.kill(-(child.pid ?? 0), "SIGINT");
+      reject(new Error(`npm start printed no banner within ${START_WITHIN_MS / 60_000} min`));
+    }, START_WITHIN_MS);
     child.stdout?.on("data", () => {
       if (out.includes("Stop with Ctrl-C.")) {
         clearTimeout(timer);

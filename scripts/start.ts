@@ -38,7 +38,7 @@ try {
   // RAMP_DATA_DIR lets a second launcher (a test) keep its infrastructure apart from a developer's.
   const dataDir = process.env.RAMP_DATA_DIR ?? join(DATA_DIR, "local");
   // Each start gets servers on fresh ports, in fresh folders: earlier starts' are of no further use.
-  const stale = removeStaleRuns(dataDir, /^(nats|ferretdb|mongod)-/);
+  const stale = removeStaleRuns(dataDir, /^(nats|ferretdb|mongod)-\d+$/);
   if (stale.length > 0) say(`removed ${stale.length} folder(s) of earlier runs from ${dataDir}`);
   infraStarting = startInfra({ dataDir, detached: true });
   const infra = await infraStarting;
