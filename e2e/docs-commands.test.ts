@@ -70,6 +70,14 @@ describe("documented commands (quick subset)", () => {
       expect(passed.some((t) => t.includes(part))).toBe(true);
   });
 
+  it("an error answer fails the command, so a broken documented call cannot pass", async () => {
+    const r = await shell.run(
+      `curl -s -H "x-api-key: rk_not_issued" "${facts.url}/pub/v2/rate?currency=NGN"`,
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.output).toContain("Invalid API key");
+  });
+
   it("the banner's sandbox offramp, pasted as printed, ends COMPLETED", async () => {
     const [create, deposit, lookup] = sandboxOfframpCommands(facts.url, facts.apiKey);
     expect((await shell.run(create)).status).toBe(0);
