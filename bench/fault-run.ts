@@ -11,7 +11,7 @@
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import { DATA_DIR, ensureNatsServer, startLocalDatabase, TOOLS_DIR } from "@ramp/devinfra";
+import { DATA_DIR, ensureNatsServer, markInUse, startLocalDatabase, TOOLS_DIR } from "@ramp/devinfra";
 import { runFault } from "../e2e/fault/fault-run.ts";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { sandboxChainEnv } from "../e2e/support/tokens.ts";
@@ -22,6 +22,7 @@ const ADMIN_TOKEN = "fault-run-admin-token-0123456789";
 async function main() {
   mkdirSync(DATA_DIR, { recursive: true });
   const dataDir = mkdtempSync(join(DATA_DIR, "fault-"));
+  markInUse(dataDir, [process.pid]);
   let mongoUrl = process.env.MONGODB_URI ?? "";
   let stopDb: () => Promise<void> = async () => undefined;
   if (!mongoUrl) {

@@ -11,6 +11,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ServiceName } from "@ramp/contracts";
 import { startInfra } from "@ramp/devinfra";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadOrdersConfig, startOrders } from "@ramp/orders";
@@ -24,14 +25,15 @@ const MB = 1024 * 1024;
 
 const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
 const infra = await startInfra({ dataDir });
-const env = (name: string) => ({
+const env = (name: ServiceName) => ({
   NATS_URL: infra.natsUrl,
+  NATS_NKEY_SEED: infra.natsSeeds[name],
   MONGODB_URI: infra.mongoUrl,
   MONGODB_DATABASE: `bench_export_${name}`,
   LOG_LEVEL: "warn",
 });
 const pricing = await startPricing(loadPricingConfig(env("pricing")));
-const webhooks = await startWebhookDispatcher(loadWebhookDispatcherConfig(env("webhooks")));
+const webhooks = await startWebhookDispatcher(loadWebhookDispatcherConfig(env("webhook-dispatcher")));
 const orders = await startOrders(loadOrdersConfig(env("orders")));
 const gateway = await startGateway(
   loadGatewayConfig({ ...env("gateway"), PORT: "0", ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: "0" }),

@@ -2,7 +2,7 @@
 // and market rates. Fails fast: a service that dies while starting, or keeps dying afterwards, brings
 // everything down with a non-zero exit. Ctrl-C or SIGTERM drains every service, then the infrastructure.
 import { join } from "node:path";
-import { DATA_DIR, type Infra, REPO_ROOT, startInfra } from "@ramp/devinfra";
+import { DATA_DIR, type Infra, REPO_ROOT, removeStaleRuns, startInfra } from "@ramp/devinfra";
 import { banner } from "./launcher/banner.ts";
 import { launcherOptions } from "./launcher/options.ts";
 import { gatewayUrls, planProcesses } from "./launcher/plan.ts";
@@ -36,10 +36,11 @@ process.on("SIGTERM", () => void shutdown(0, "SIGTERM"));
 
 try {
   // RAMP_DATA_DIR lets a second launcher (a test) keep its infrastructure apart from a developer's.
-  infraStarting = startInfra({
-    dataDir: process.env.RAMP_DATA_DIR ?? join(DATA_DIR, "local"),
-    detached: true,
-  });
+  const dataDir = process.env.RAMP_DATA_DIR ?? join(DATA_DIR, "local");
+  // Each start gets servers on fresh ports, in fresh folders: earlier starts' are of no further use.
+  const stale = removeStaleRuns(dataDir, /^(nats|ferretdb|mongod)-\d+$/);
+  if (stale.length > 0) say(`removed ${stale.length} folder(s) of earlier runs from ${dataDir}`);
+  infraStarting = startInfra({ dataDir, detached: true });
   const infra = await infraStarting;
   say(`infra (${infra.source}): ${infra.natsUrl} ${infra.mongoUrl}`);
   if (shuttingDown) await shuttingDown;

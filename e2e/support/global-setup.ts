@@ -6,6 +6,8 @@ import {
   ensureFerretDb,
   ensureNatsServer,
   findMongod,
+  markInUse,
+  removeStaleRuns,
   startFerret,
   startMongod,
   TOOLS_DIR,
@@ -32,7 +34,10 @@ function dockerAnswers(): boolean {
  */
 export async function setup(project: TestProject) {
   mkdirSync(DATA_DIR, { recursive: true });
+  // Earlier runs' folders are kept for their logs until a later run finds nobody using them.
+  removeStaleRuns(DATA_DIR, /^(test|fault)-/);
   const dataDir = mkdtempSync(join(DATA_DIR, "test-"));
+  markInUse(dataDir, [process.pid]);
   project.provide("testDataDir", dataDir);
   let mongoUrl = process.env.MONGODB_URI ?? "";
   if (!mongoUrl && dockerAnswers()) {

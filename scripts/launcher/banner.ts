@@ -1,5 +1,35 @@
 // What `npm start` prints once everything answers.
+import { BANK_CODE_FORMAT, SANDBOX_OFFRAMP, sandboxOfframpCommands } from "./sandbox-example.ts";
 import type { SandboxSeed } from "./seed.ts";
+
+function wrap(text: string, width: number): string[] {
+  const lines = [""];
+  for (const word of text.split(" ")) {
+    const last = lines.length - 1;
+    if (lines[last] && `${lines[last]} ${word}`.length > width) lines.push(word);
+    else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+  }
+  return lines;
+}
+
+/** The guide's offramp with this stack's URL and key written in, ready to paste into a shell. */
+function sandboxExample(url: string, apiKey: string): string[] {
+  const { amount, chain, accountNumber, bankCode } = SANDBOX_OFFRAMP;
+  const indent = (command: string) => command.replace(/^/gm, "    ");
+  const [create, deposit, lookup] = sandboxOfframpCommands(url, apiKey).map(indent);
+  return [
+    "",
+    `  Try an offramp in the sandbox: ${amount} USDC on ${chain} paid out in naira to account ${accountNumber}`,
+    `  at bank ${bankCode} (needs curl and jq). Create the order, keeping its id in $ORDER:`,
+    create ?? "",
+    "  stand in for the payer's token transfer (202 at once):",
+    deposit ?? "",
+    "  and look the order up until its status is COMPLETED (PROCESSING while the payout runs):",
+    lookup ?? "",
+    ...wrap(`${BANK_CODE_FORMAT}.`, 100).map((line) => `  ${line}`),
+    "  Onramps, payments, webhooks and errors: docs/integrator-guide.md",
+  ];
+}
 
 export function banner(opts: {
   seconds: number;
@@ -8,7 +38,7 @@ export function banner(opts: {
   adminToken: string;
   seed: SandboxSeed | undefined;
 }): string {
-  const [first, ...more] = opts.gateways;
+  const [first = "", ...more] = opts.gateways;
   const lines = [
     "",
     `Ramp is running (${opts.seconds.toFixed(1)} s, ${opts.replicas} process(es) per service).`,
@@ -17,11 +47,7 @@ export function banner(opts: {
   ];
   if (opts.seed) lines.push(`  Sandbox key:    ${opts.seed.apiKey}`);
   lines.push(`  Admin token:    ${opts.adminToken}`);
-  if (opts.seed) {
-    lines.push(
-      `  Try:            curl -H 'x-api-key: ${opts.seed.apiKey}' '${first}/pub/v2/rate?currency=NGN'`,
-    );
-  }
-  lines.push("  Stop with Ctrl-C.", "");
+  if (opts.seed) lines.push(...sandboxExample(first, opts.seed.apiKey));
+  lines.push("", "  Stop with Ctrl-C.", "");
   return lines.join("\n");
 }

@@ -3,3 +3,4 @@ export * from "./infra.ts";
 export * from "./nats-auth.ts";
 export * from "./nats-cluster.ts";
 export * from "./processes.ts";
+export * from "./stale-runs.ts";

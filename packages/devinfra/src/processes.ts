@@ -10,6 +10,7 @@ import {
   type NkeyRef,
   renderNatsConfig,
 } from "./nats-auth.ts";
+import { markInUse } from "./stale-runs.ts";
 
 export interface RunningProcess {
   url: string;
@@ -57,9 +58,12 @@ export interface LaunchOptions {
   detached?: boolean;
 }
 
+/** Runs a server whose folder is `logFile` without `.log`, and marks that folder as used by it and us. */
 export function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
   const out = openSync(logFile, "a");
-  return spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
+  const child = spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
+  markInUse(logFile.replace(/\.log$/, ""), [process.pid, child.pid]);
+  return child;
 }
 
 export function stopper(child: ChildProcess) {
