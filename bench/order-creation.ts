@@ -39,6 +39,7 @@ const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const COUNTED = envNumber("BENCH_ORDERS_COUNTED", 100);
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
+const READ_COMMANDS = new Set(["find", "count", "aggregate", "distinct", "getMore"]);
 
 const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
 const infra = await startInfra({ dataDir });
@@ -101,16 +102,31 @@ const gateway = await startGateway(
 );
 services.push(["gateway", gateway as unknown as ServiceHandle<never>]);
 
-// Every write command, by service and collection, and every NATS request, by service and subject.
+// Every write and read command, by service and collection, with the time the database took for it,
+// and every NATS request, by service and subject.
 const writes = new Map<string, number>();
+const reads = new Map<string, number>();
+const dbMs = new Map<string, number>();
 const requests = new Map<string, number>();
-const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+const bump = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 for (const [name, svc] of services) {
-  svc.deps.db.client.on("commandStarted", (e) => {
-    if (!WRITE_COMMANDS.has(e.commandName)) return;
-    bump(writes, `${name} ${e.commandName} ${String(e.command[e.commandName])}`);
+  const started = new Map<number, string>();
+  const { client } = svc.deps.db;
+  client.on("commandStarted", (e) => {
+    const what = `${name} ${e.commandName} ${String(e.command[e.commandName])}`;
+    if (WRITE_COMMANDS.has(e.commandName)) bump(writes, what);
+    else if (READ_COMMANDS.has(e.commandName)) bump(reads, what);
+    else return;
+    started.set(e.requestId, what);
   });
+  const finished = (e: { requestId: number; duration: number }) => {
+    const what = started.get(e.requestId);
+    started.delete(e.requestId);
+    if (what) bump(dbMs, what, e.duration);
+  };
+  client.on("commandSucceeded", finished);
+  client.on("commandFailed", finished);
   // RPC calls and JetStream publishes (which wait for the stream's ack) both go through request().
   const { nc } = svc.deps;
   const request = nc.request.bind(nc);
@@ -168,10 +184,10 @@ async function create(kind: Kind, keyed: boolean): Promise<boolean> {
 
 /** `n` creations with a few in flight; what every service wrote and asked over NATS meanwhile, per order. */
 async function counted(kind: Kind, keyed: boolean, n: number) {
-  writes.clear();
-  requests.clear();
+  for (const m of [writes, reads, dbMs, requests]) m.clear();
   let next = 0;
   let created = 0;
+  const started = performance.now();
   await Promise.all(
     Array.from({ length: Math.min(8, n) }, async () => {
       while (next++ < n) if (await create(kind, keyed)) created++;
@@ -179,15 +195,21 @@ async function counted(kind: Kind, keyed: boolean, n: number) {
   );
   const per = (m: Map<string, number>) => total(m) / Math.max(1, created);
   const label = `${kind}${keyed ? " with Idempotency-Key" : ""}`;
+  const seconds = (performance.now() - started) / 1000;
   console.log(
-    `${label}: ${created}/${n} created; database writes per order ${per(writes).toFixed(2)}, NATS requests per order ${per(requests).toFixed(2)}`,
+    `${label}: ${created}/${n} created in ${seconds.toFixed(1)} s; database writes per order ${per(writes).toFixed(2)}, NATS requests per order ${per(requests).toFixed(2)}`,
   );
-  const breakdown = (m: Map<string, number>) =>
+  const breakdown = (m: Map<string, number>, timed = false) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
-      .map(([k, v]) => `    ${(v / Math.max(1, created)).toFixed(2)}  ${k}`)
+      .map(([k, v]) => {
+        const ms = timed ? `  (${((dbMs.get(k) ?? 0) / v).toFixed(1)} ms each)` : "";
+        return `    ${(v / Math.max(1, created)).toFixed(2)}  ${k}${ms}`;
+      })
       .join("\n");
-  console.log(`  writes:\n${breakdown(writes)}\n  NATS requests:\n${breakdown(requests)}`);
+  console.log(
+    `  writes:\n${breakdown(writes, true)}\n  reads:\n${breakdown(reads, true)}\n  NATS requests:\n${breakdown(requests)}`,
+  );
   return { writes: per(writes), requests: per(requests), ok: created === n };
 }
 
