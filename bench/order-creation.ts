@@ -11,7 +11,8 @@
  *    sends and every NATS request (RPC or JetStream publish) any service makes meanwhile, per order,
  *    broken down by service and collection or subject.
  * 3. Throughput: BENCH_CONCURRENCY clients alternating `POST /pub/v2/offramp` and `POST /pub/v2/onramp`
- *    for BENCH_DURATION_S, each request with a fresh Idempotency-Key as the SDK sends it.
+ *    for BENCH_DURATION_S, each request with a fresh Idempotency-Key as the SDK sends it
+ *    (BENCH_ORDER_KEYS=0: without).
  *
  *   pnpm exec tsx bench/order-creation.ts
  *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/order-creation.ts
@@ -37,6 +38,8 @@ import { envNumber, report } from "./support/report.ts";
 const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const COUNTED = envNumber("BENCH_ORDERS_COUNTED", 100);
+/** BENCH_ORDER_KEYS=0: the throughput phase sends no Idempotency-Key, to see what the keys cost. */
+const KEYED = process.env.BENCH_ORDER_KEYS !== "0";
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
 const READ_COMMANDS = new Set(["find", "count", "aggregate", "distinct", "getMore"]);
@@ -240,10 +243,10 @@ for (const kind of ["offramp", "onramp"] as const) {
 // --- 3. throughput --------------------------------------------------------------------------------
 let turn = 0;
 const load = await closedLoop(CONCURRENCY, DURATION_S, () =>
-  create(turn++ % 2 === 0 ? "offramp" : "onramp", true),
+  create(turn++ % 2 === 0 ? "offramp" : "onramp", KEYED),
 );
 console.log(
-  `orders (offramp and onramp alternating, ${CONCURRENCY} clients, Idempotency-Key on each): ${load.perSecond.toFixed(0)}/s, p50 ${load.p50Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms, ${load.errors} errors`,
+  `orders (offramp and onramp alternating, ${CONCURRENCY} clients, ${KEYED ? "Idempotency-Key on each" : "no Idempotency-Key"}): ${load.perSecond.toFixed(0)}/s, p50 ${load.p50Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms, ${load.errors} errors`,
 );
 console.log(
   `orders/s ÷ database inserts/s (same run): ${((load.perSecond / floor.perSecond) * 100).toFixed(1)} %`,
