@@ -25,6 +25,7 @@ const SCRIPTS = [
   "database-floor.ts",
   "gateway-rates.ts",
   "webhook-dispatch.ts",
+  "order-creation.ts",
   "evm-logs.ts",
 ];
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);

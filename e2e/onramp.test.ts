@@ -14,7 +14,7 @@ import {
 
 const WETH = "0x4200000000000000000000000000000000000006";
 let stack: Stack;
-let biz: { apiKey: string };
+let biz: { id: string; apiKey: string };
 beforeAll(async () => {
   stack = await startStack({
     serviceEnv: {
@@ -168,5 +168,27 @@ describe("onramp lifecycle", () => {
       .collection("fiat_deposits")
       .findOne({ accountNumber: tx.accountNumber });
     expect(kept).toMatchObject({ status: "unmatched", fiatAmount: "8250.00" });
+  });
+
+  it("a retry with the key of an order that expired is refused (409), never a second order", async () => {
+    // Called as the gateway calls orders once its own record of the key is gone.
+    const nc = await stack.connectAs("gateway");
+    const request = {
+      businessId: biz.id,
+      apiKeyId: "k",
+      idempotencyKey: `expired-${Date.now()}`,
+      body: { currency: "NGN", chain: "ETHEREUM", mint: ETH_USDC, recipient: EVM_RECIPIENT, amount: "5" },
+    } as const;
+    const first = await callRpc(nc, Rpc.onrampCreate, request, undefined, 30_000);
+    await eventually(async () => {
+      const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${first.id}`);
+      return r.status === 404 ? true : undefined;
+    }, 15_000);
+    await expect(callRpc(nc, Rpc.onrampCreate, request, undefined, 30_000)).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    await nc.close();
+    const orders = (await stack.db("orders")).collection("orders");
+    expect(await orders.countDocuments({ _id: new ObjectId(first.id) })).toBe(0);
   });
 });

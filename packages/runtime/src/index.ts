@@ -1,3 +1,4 @@
+export * from "./all-in-order.ts";
 export * from "./change-feed.ts";
 export * from "./claims.ts";
 export * from "./config.ts";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { type Currency, Events, notFound, type VirtualAccount } from "@ramp/contracts";
+import { AppError, type Currency, Events, notFound, type VirtualAccount } from "@ramp/contracts";
 import {
   type Claims,
   createStateStore,
@@ -64,7 +64,10 @@ export function createVirtualAccounts(deps: {
       await deposits.createIndex({ ref: 1 });
     },
 
-    /** One account per ref; opening twice returns the first. */
+    /**
+     * One account per ref; opening twice returns the first while it is open. A closed one is never
+     * handed out again (a transfer to it is kept as unmatched): opening its ref again is a CONFLICT.
+     */
     async open(req: {
       ref: string;
       currency: Currency;
@@ -72,6 +75,8 @@ export function createVirtualAccounts(deps: {
       holder: string;
     }): Promise<VirtualAccount> {
       const existing = await accounts.findOne({ _id: req.ref });
+      if (existing?.status === "closed")
+        throw new AppError("CONFLICT", `The virtual account for ${req.ref} is closed`);
       if (existing)
         return {
           accountNumber: existing.accountNumber,

@@ -40,6 +40,11 @@ export interface AllocationStore {
   ensureIndexes(): Promise<void>;
   /** Reserves the family's next HD index; a reserved index is never handed out again, used or not. */
   reserveIndex(family: ChainFamily): Promise<number>;
+  /**
+   * Forgets the rest of this process's reserved block: an index from it was taken by someone else, so
+   * the counter did not hand the block to this process alone (see `reserveIndex`).
+   */
+  dropReserved(family: ChainFamily): void;
   findByRef(purpose: AddressPurpose, ref: string): Promise<AllocationDoc | null>;
   /** Throws a duplicate-key error when the ref or the index was taken meanwhile. */
   insert(doc: AllocationDoc): Promise<void>;
@@ -50,10 +55,40 @@ export interface AllocationStore {
   findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
 }
 
+/**
+ * HD indexes a process takes from its family's counter in one write. A crash burns at most this many
+ * unused indexes, which is harmless: every handed-out index is stored with its allocation, nothing
+ * scans indexes in sequence, and a burnt index is never issued again.
+ */
+export const HD_INDEX_BLOCK = 64;
+
 export function createAllocationStore(db: Db): AllocationStore {
   const allocations = db.collection<AllocationDoc>("allocations");
   const watches = db.collection<WatchDoc>("watch_list");
   const counters = db.collection<CounterDoc>("hd_counters");
+  /** This process's reserved, not yet handed out indexes per family: `[next, end)`. */
+  const blocks = new Map<ChainFamily, { next: number; end: number }>();
+  /** One counter write per family in flight: every caller waiting for a block shares it. */
+  const refills = new Map<ChainFamily, Promise<void>>();
+
+  async function reserveBlock(family: ChainFamily): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const doc = await counters.findOneAndUpdate(
+          { _id: family },
+          { $inc: { next: HD_INDEX_BLOCK } },
+          { upsert: true, returnDocument: "after" },
+        );
+        if (!doc) throw new Error(`HD counter for ${family} did not return`);
+        blocks.set(family, { next: doc.next - HD_INDEX_BLOCK, end: doc.next });
+        return;
+      } catch (err) {
+        // Two first-ever upserts race to create the counter; the loser simply increments it.
+        if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      }
+    }
+  }
+
   return {
     async ensureIndexes(): Promise<void> {
       await allocations.createIndex({ purpose: 1, ref: 1 }, { unique: true });
@@ -61,20 +96,19 @@ export function createAllocationStore(db: Db): AllocationStore {
       await watches.createIndex({ chain: 1 });
     },
     async reserveIndex(family) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const doc = await counters.findOneAndUpdate(
-            { _id: family },
-            { $inc: { next: 1 } },
-            { upsert: true, returnDocument: "after" },
-          );
-          if (!doc) throw new Error(`HD counter for ${family} did not return`);
-          return doc.next - 1;
-        } catch (err) {
-          // Two first-ever upserts race to create the counter; the loser simply increments it.
-          if (!isDuplicateKey(err) || attempt >= 3) throw err;
+      for (;;) {
+        const block = blocks.get(family);
+        if (block && block.next < block.end) return block.next++;
+        let refill = refills.get(family);
+        if (!refill) {
+          refill = reserveBlock(family).finally(() => refills.delete(family));
+          refills.set(family, refill);
         }
+        await refill;
       }
+    },
+    dropReserved(family) {
+      blocks.delete(family);
     },
     findByRef: (purpose, ref) => allocations.findOne({ purpose, ref }),
     async insert(doc) {

@@ -23,7 +23,8 @@ export interface AllocateRequest {
 /**
  * Hands out deposit addresses. Idempotent per {purpose, ref}: the same ref always gets the same
  * address (new mints are added to what it watches). The allocation is stored before the address is
- * returned, and HD indexes come from a per-family counter, so no index is ever issued twice.
+ * returned, and HD indexes come from a per-family counter (in blocks, see `HD_INDEX_BLOCK`), so no
+ * index is ever issued twice.
  */
 export function createAllocator(store: AllocationStore, registry: ChainRegistry, log: Logger) {
   async function existing(doc: AllocationDoc, req: AllocateRequest, mints: string[]): Promise<string> {
@@ -68,8 +69,10 @@ export function createAllocator(store: AllocationStore, registry: ChainRegistry,
         const winner = await store.findByRef(req.purpose, req.ref);
         if (winner) return existing(winner, req, mints);
         // The index itself was taken: the unique {family, index} is the real guard, because not every
-        // MongoDB-wire database applies concurrent $inc atomically. Take the next one.
+        // MongoDB-wire database applies concurrent $inc atomically, and then two processes may hold the
+        // same block. Take an index from a fresh block.
         if (attempt >= MAX_INDEX_ATTEMPTS) throw err;
+        store.dropReserved(family);
         continue;
       }
       await store.watch(doc, normalizeAddress(req.chain, address));

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
+  AppError,
   badRequest,
   type Chain,
   isAllowedWebhookUrl,
@@ -10,16 +11,19 @@ import {
   Rpc,
   type TransactionDto,
 } from "@ramp/contracts";
-import { callRpc, type TraceContext } from "@ramp/runtime";
+import { allInOrder, callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
-import { scopedKey } from "../idempotency/once-per-key.ts";
+import { idForKey, scopedKey } from "../idempotency/once-per-key.ts";
 import { quotedPricing, usingQuote } from "../quotes/locked-quotes.ts";
 import type { QuoteDoc, QuoteStore } from "../quotes/quote-store.ts";
 import type { Quote } from "../quotes/quotes.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
 import { type Pricing, priceOrder } from "./price-order.ts";
+
+/** A retry whose Idempotency-Key made an onramp order that has since expired unpaid and been deleted. */
+export const EXPIRED_KEY = "The order made with this Idempotency-Key has expired; send a new key";
 
 export interface CreateDeps {
   nc: NatsConnection;
@@ -84,30 +88,57 @@ function checkWebhookUrl(url: string | undefined, allowPrivate: boolean): void {
   if (url !== undefined && !isAllowedWebhookUrl(url, allowPrivate)) throw badRequest(NOT_PUBLIC_WEBHOOK_URL);
 }
 
-/** The order's numbers (from its quote, or priced now) and its end user, verified when a BVN is given. */
+/**
+ * The order's numbers (from its quote, or priced now) and its end user, verified when a BVN is given.
+ * The quote check, the BVN check and the pricing run together; a failure is reported in that order. The
+ * BVN check, which stores the person, waits for the quote check and for `verifyAfter` (the offramp's
+ * payout account), so nothing is stored for an order that those refuse.
+ */
 async function verifyAndPrice(
   deps: CreateDeps,
   caller: Caller,
   body: OnrampRequest | OfframpRequest,
   trace: TraceContext,
+  verifyAfter: Promise<unknown> = Promise.resolve(),
 ): Promise<{ pricing: Pricing & { userId: string | null }; quote: QuoteDoc | null }> {
   const { nc } = deps;
   const onramp = "recipient" in body;
   checkWebhookUrl(body.webhookURL, deps.config.WEBHOOK_ALLOW_PRIVATE);
   const terms = { ...body, type: onramp ? ("ON_RAMP" as const) : ("OFF_RAMP" as const) };
-  const quoted = body.quoteId
-    ? await quotedPricing(deps.quotes, caller.businessId, { ...terms, quoteId: body.quoteId })
-    : null;
-  const kyc = body.bvn
-    ? await callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn: body.bvn }, trace)
-    : null;
-  const pricing = quoted?.pricing ?? (await priceOrder(deps, caller.businessId, terms, trace));
+  const { quoteId, bvn } = body;
+  const quoteCheck = quoteId
+    ? quotedPricing(deps.quotes, caller.businessId, { ...terms, quoteId })
+    : Promise.resolve(null);
+  const kycCheck = bvn
+    ? Promise.all([verifyAfter, quoteCheck]).then(() =>
+        callRpc(nc, Rpc.kycVerify, { businessId: caller.businessId, bvn }, trace),
+      )
+    : Promise.resolve(null);
+  const priced = quoteId ? Promise.resolve(null) : priceOrder(deps, caller.businessId, terms, trace);
+  const [quoted, kyc, fresh] = await allInOrder(quoteCheck, kycCheck, priced);
+  const pricing = quoted?.pricing ?? fresh;
+  if (!pricing) throw new Error("an order is either quoted or priced");
   return { pricing: { ...pricing, userId: kyc?.userId ?? null }, quote: quoted?.quote ?? null };
 }
 
 /**
- * Offramp creation: the payout account is confirmed first (nothing is stored for an account that cannot be
- * resolved); then BVN, pricing, a fresh deposit address in the chain's format, and the INIT order.
+ * The order an earlier request with the same scoped key created, looked up while `calls` run. The
+ * calls are independent of it and only read, so a retry loses nothing by having started them; it gets
+ * its order whatever they answer.
+ */
+async function earlierOrder(
+  store: OrdersStore,
+  key: string | undefined,
+  calls: ReadonlyArray<Promise<unknown>>,
+): Promise<OrderDoc | null> {
+  const done = store.findByKey(key);
+  await Promise.allSettled([done, ...calls]);
+  return done;
+}
+
+/**
+ * Offramp creation: the payout account is confirmed while the order is priced (nothing is stored for an
+ * account that cannot be resolved); then a fresh deposit address in the chain's format, and the INIT order.
  */
 export async function createOfframp(
   deps: CreateDeps,
@@ -117,16 +148,17 @@ export async function createOfframp(
 ): Promise<TransactionDto> {
   const { nc, store } = deps;
   const key = scopedKey(caller.businessId, caller.idempotencyKey);
-  const done = await store.findByKey(key);
-  if (done) return toDto(done);
-  const account = await callRpc(
+  const resolved = callRpc(
     nc,
     Rpc.accountsResolve,
     { bankCode: body.bankCode, accountNumber: body.accountNumber },
     trace,
   );
-  const { pricing, quote } = await verifyAndPrice(deps, caller, body, trace);
-  const base = baseDoc(caller, body.chain, body.mint);
+  const verified = verifyAndPrice(deps, caller, body, trace, resolved);
+  const done = await earlierOrder(store, key, [resolved, verified]);
+  if (done) return toDto(done);
+  const [account, { pricing, quote }] = await allInOrder(resolved, verified);
+  const base = baseDoc(caller, body.chain, body.mint, idForKey(key));
   return usingQuote(deps.quotes, quote, base._id, async () => {
     const { address } = await callRpc(
       nc,
@@ -165,10 +197,11 @@ export async function createOnramp(
 ): Promise<TransactionDto> {
   const { nc, store, config } = deps;
   const key = scopedKey(caller.businessId, caller.idempotencyKey);
-  const done = await store.findByKey(key);
+  const verified = verifyAndPrice(deps, caller, body, trace);
+  const done = await earlierOrder(store, key, [verified]);
   if (done) return toDto(done);
-  const { pricing, quote } = await verifyAndPrice(deps, caller, body, trace);
-  const base = baseDoc(caller, body.chain, body.mint);
+  const { pricing, quote } = await verified;
+  const base = baseDoc(caller, body.chain, body.mint, idForKey(key));
   return usingQuote(deps.quotes, quote, base._id, async () => {
     const va = await callRpc(
       nc,
@@ -180,7 +213,12 @@ export async function createOnramp(
         holder: config.VIRTUAL_ACCOUNT_HOLDER,
       },
       trace,
-    );
+    ).catch((err: unknown) => {
+      // The order's id comes from its key, and expiry closes the account before deleting the order:
+      // this key's order expired. Made again it would be stuck, its INIT exit claimed by the expiry.
+      if (err instanceof AppError && err.code === "CONFLICT") throw new AppError("CONFLICT", EXPIRED_KEY);
+      throw err;
+    });
     const doc: OrderDoc = {
       ...base,
       transactionType: "ON_RAMP",

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { type Chain, type Currency, Rpc, type TransactionType } from "@ramp/contracts";
-import { callRpc, type TraceContext } from "@ramp/runtime";
+import { allInOrder, callRpc, type TraceContext } from "@ramp/runtime";
 import type { OrdersConfig } from "../config.ts";
 import { checkBusinessFee, checkOrderBounds, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
 import type { OrderDoc } from "./order-doc.ts";
@@ -39,18 +39,21 @@ export async function priceOrder(
 ): Promise<Pricing> {
   const { nc, config } = deps;
   const onramp = req.type === "ON_RAMP";
-  const token = await callRpc(
-    nc,
-    Rpc.tokenInfo,
-    {
-      chain: req.chain,
-      mint: req.mint,
-      ...(onramp && req.recipient !== undefined ? { recipient: req.recipient } : {}),
-      ...(onramp && req.recipient === undefined ? { newRecipient: true } : {}),
-    },
-    trace,
+  // The token and the business's rates are independent: asked together, with a token error first.
+  const [token, rates] = await allInOrder(
+    callRpc(
+      nc,
+      Rpc.tokenInfo,
+      {
+        chain: req.chain,
+        mint: req.mint,
+        ...(onramp && req.recipient !== undefined ? { recipient: req.recipient } : {}),
+        ...(onramp && req.recipient === undefined ? { newRecipient: true } : {}),
+      },
+      trace,
+    ),
+    callRpc(nc, Rpc.ratesGet, { businessId, currency: req.currency }, trace),
   );
-  const rates = await callRpc(nc, Rpc.ratesGet, { businessId, currency: req.currency }, trace);
   const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
   const fee = req.businessUSDCFee ?? "0";
   const input = {

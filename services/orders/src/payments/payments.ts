@@ -23,7 +23,14 @@ import {
 import { Decimal } from "decimal.js";
 import { type Db, ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
-import { ensureKeyIndex, findByKey, insertOnce, type Keyed, scopedKey } from "../idempotency/once-per-key.ts";
+import {
+  ensureKeyIndex,
+  findByKey,
+  idForKey,
+  insertOnce,
+  type Keyed,
+  scopedKey,
+} from "../idempotency/once-per-key.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 import { checkOrderBounds, FIAT_DP } from "../quotes/quotes.ts";
 import { paymentTotals } from "./payment-fee.ts";
@@ -127,7 +134,7 @@ export function createPayments(deps: {
       const key = scopedKey(caller.businessId, idempotencyKey);
       const done = await findByKey(col, key);
       if (done) return paymentDto(done);
-      const _id = new ObjectId();
+      const _id = idForKey(key);
       const ref = _id.toHexString();
       const createdAt = new Date();
       const base = {

@@ -1,0 +1,266 @@
+/**
+ * Order creation through every service: HTTP → gateway → NATS → orders, which asks banking (name
+ * enquiry, virtual account), chain-watcher (token info, deposit address) and pricing (rates), then
+ * stores the order. All six services run in this process against real local NATS and database, the
+ * sandbox rails and chains behind them.
+ *
+ * 1. Floor: single-document inserts per second on the same database with the same concurrency, so the
+ *    orders/s below is read against what this database could write during this run.
+ * 2. Counted: BENCH_ORDERS_COUNTED offramps, then as many onramps, each with and without an
+ *    Idempotency-Key; every write command (insert, update, delete, findAndModify) any service's driver
+ *    sends and every NATS request (RPC or JetStream publish) any service makes meanwhile, per order,
+ *    broken down by service and collection or subject.
+ * 3. Throughput: BENCH_CONCURRENCY clients alternating `POST /pub/v2/offramp` and `POST /pub/v2/onramp`
+ *    for BENCH_DURATION_S, each request with a fresh Idempotency-Key as the SDK sends it
+ *    (BENCH_ORDER_KEYS=0: without).
+ *
+ *   pnpm exec tsx bench/order-creation.ts
+ *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/order-creation.ts
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadBankingConfig, startBanking } from "@ramp/banking";
+import { loadChainWatcherConfig, startChainWatcher } from "@ramp/chain-watcher";
+import type { ServiceName } from "@ramp/contracts";
+import { startInfra } from "@ramp/devinfra";
+import { loadGatewayConfig, startGateway } from "@ramp/gateway";
+import { loadOrdersConfig, startOrders } from "@ramp/orders";
+import { loadPricingConfig, startPricing } from "@ramp/pricing";
+import type { ServiceHandle } from "@ramp/runtime";
+import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
+import { MongoClient } from "mongodb";
+import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "../e2e/support/tokens.ts";
+import { closedLoop } from "./support/closed-loop.ts";
+import { envNumber, report } from "./support/report.ts";
+
+const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
+const DURATION_S = envNumber("BENCH_DURATION_S", 10);
+const COUNTED = envNumber("BENCH_ORDERS_COUNTED", 100);
+/** BENCH_ORDER_KEYS=0: the throughput phase sends no Idempotency-Key, to see what the keys cost. */
+const KEYED = process.env.BENCH_ORDER_KEYS !== "0";
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
+const READ_COMMANDS = new Set(["find", "count", "aggregate", "distinct", "getMore"]);
+
+const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
+const infra = await startInfra({ dataDir });
+console.log(`infra: ${infra.source} (nats ${infra.natsUrl})`);
+// The driver reports every command it sends only when asked to: the services themselves are unchanged.
+const monitoredUri = `${infra.mongoUrl}${infra.mongoUrl.includes("?") ? "&" : "?"}monitorCommands=true`;
+const run = Date.now().toString(36);
+const env = (name: ServiceName) => ({
+  NATS_URL: infra.natsUrl,
+  NATS_NKEY_SEED: infra.natsSeeds[name],
+  MONGODB_URI: monitoredUri,
+  MONGODB_DATABASE: `bench_orders_${run}_${name.replace(/-/g, "_")}`,
+  LOG_LEVEL: "warn",
+  RAMP_SANDBOX: "true",
+});
+
+// --- 1. the database floor, before anything else loads the machine ---------------------------------
+const floorClient = await MongoClient.connect(infra.mongoUrl);
+const floorCol = floorClient.db(`bench_orders_${run}_floor`).collection<{ i: number }>("inserts");
+await floorCol.insertOne({ i: -1 });
+let floorNext = 0;
+const floor = await closedLoop(CONCURRENCY, Math.min(DURATION_S, 3), async () => {
+  await floorCol.insertOne({ i: floorNext++ });
+  return true;
+});
+await floorClient.close();
+console.log(
+  `database floor: insertOne × ${CONCURRENCY} in parallel: ${floor.perSecond.toFixed(0)}/s, p50 ${floor.p50Ms.toFixed(1)} ms, p99 ${floor.p99Ms.toFixed(1)} ms`,
+);
+report({
+  key: "orders-db-insert-floor",
+  label: `database insertOne, ${CONCURRENCY} in parallel (same database)`,
+  value: floor.perSecond,
+  unit: "inserts/s",
+  p50Ms: floor.p50Ms,
+  p99Ms: floor.p99Ms,
+});
+
+// --- the stack --------------------------------------------------------------------------------------
+const services: Array<[ServiceName, ServiceHandle<never>]> = [];
+const add = async (name: ServiceName, start: Promise<unknown>) => {
+  services.push([name, (await start) as ServiceHandle<never>]);
+};
+await add("pricing", startPricing(loadPricingConfig(env("pricing"))));
+await add("banking", startBanking(loadBankingConfig(env("banking"))));
+await add(
+  "chain-watcher",
+  startChainWatcher(loadChainWatcherConfig({ ...env("chain-watcher"), ...sandboxChainEnv })),
+);
+await add("orders", startOrders(loadOrdersConfig(env("orders"))));
+await add(
+  "webhook-dispatcher",
+  startWebhookDispatcher(
+    loadWebhookDispatcherConfig({ ...env("webhook-dispatcher"), WEBHOOK_ALLOW_PRIVATE: "true" }),
+  ),
+);
+// Rate limit lifted: this measures the system, not the limiter.
+const gateway = await startGateway(
+  loadGatewayConfig({ ...env("gateway"), PORT: "0", ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: "0" }),
+);
+services.push(["gateway", gateway as unknown as ServiceHandle<never>]);
+
+// Every write and read command, by service and collection, with the time the database took for it,
+// and every NATS request, by service and subject.
+const writes = new Map<string, number>();
+const reads = new Map<string, number>();
+const dbMs = new Map<string, number>();
+const requests = new Map<string, number>();
+const bump = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+for (const [name, svc] of services) {
+  const started = new Map<number, string>();
+  const { client } = svc.deps.db;
+  client.on("commandStarted", (e) => {
+    const what = `${name} ${e.commandName} ${String(e.command[e.commandName])}`;
+    if (WRITE_COMMANDS.has(e.commandName)) bump(writes, what);
+    else if (READ_COMMANDS.has(e.commandName)) bump(reads, what);
+    else return;
+    started.set(e.requestId, what);
+  });
+  const finished = (e: { requestId: number; duration: number }) => {
+    const what = started.get(e.requestId);
+    started.delete(e.requestId);
+    if (what) bump(dbMs, what, e.duration);
+  };
+  client.on("commandSucceeded", finished);
+  client.on("commandFailed", finished);
+  // RPC calls and JetStream publishes (which wait for the stream's ack) both go through request().
+  const { nc } = svc.deps;
+  const request = nc.request.bind(nc);
+  nc.request = (subject, ...rest) => {
+    bump(requests, `${name} → ${subject}`);
+    return request(subject, ...rest);
+  };
+}
+
+const base = `http://127.0.0.1:${gateway.port}`;
+const admin = (method: string, path: string, body: unknown) =>
+  fetch(`${base}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+await admin("PUT", "/rates/NGN", { onRamp: 1650, offRamp: 1600 });
+const { apiKey } = (await (await admin("POST", "/businesses", { name: "Bench", feeBps: 50 })).json()) as {
+  apiKey: string;
+};
+
+type Kind = "offramp" | "onramp";
+const BODIES: Record<Kind, string> = {
+  offramp: JSON.stringify({
+    accountNumber: "0123456789",
+    bankCode: "000013",
+    currency: "NGN",
+    chain: "BASE",
+    mint: BASE_USDC,
+    amount: 5,
+  }),
+  onramp: JSON.stringify({
+    currency: "NGN",
+    chain: "ETHEREUM",
+    mint: ETH_USDC,
+    recipient: EVM_RECIPIENT,
+    amount: 5,
+  }),
+};
+let failures = 0;
+async function create(kind: Kind, keyed: boolean): Promise<boolean> {
+  const res = await fetch(`${base}/pub/v2/${kind}`, {
+    method: "POST",
+    headers: {
+      "x-api-key": apiKey,
+      "content-type": "application/json",
+      ...(keyed ? { "idempotency-key": randomUUID() } : {}),
+    },
+    body: BODIES[kind],
+  });
+  const text = await res.text();
+  if (res.status !== 201 && failures++ < 3) console.log(`${kind}: ${res.status} ${text}`);
+  return res.status === 201;
+}
+
+/** `n` creations with a few in flight; what every service wrote and asked over NATS meanwhile, per order. */
+async function counted(kind: Kind, keyed: boolean, n: number) {
+  for (const m of [writes, reads, dbMs, requests]) m.clear();
+  let next = 0;
+  let created = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(8, n) }, async () => {
+      while (next++ < n) if (await create(kind, keyed)) created++;
+    }),
+  );
+  const per = (m: Map<string, number>) => total(m) / Math.max(1, created);
+  const label = `${kind}${keyed ? " with Idempotency-Key" : ""}`;
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `${label}: ${created}/${n} created in ${seconds.toFixed(1)} s; database writes per order ${per(writes).toFixed(2)}, NATS requests per order ${per(requests).toFixed(2)}`,
+  );
+  const breakdown = (m: Map<string, number>, timed = false) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => {
+        const ms = timed ? `  (${((dbMs.get(k) ?? 0) / v).toFixed(1)} ms each)` : "";
+        return `    ${(v / Math.max(1, created)).toFixed(2)}  ${k}${ms}`;
+      })
+      .join("\n");
+  console.log(
+    `  writes:\n${breakdown(writes, true)}\n  reads:\n${breakdown(reads, true)}\n  NATS requests:\n${breakdown(requests)}`,
+  );
+  return { writes: per(writes), requests: per(requests), ok: created === n };
+}
+
+// --- 2. counted -----------------------------------------------------------------------------------
+for (const kind of ["offramp", "onramp"] as const) await create(kind, false); // warm caches and connections
+const countedOk: boolean[] = [];
+for (const kind of ["offramp", "onramp"] as const) {
+  for (const keyed of [false, true]) {
+    const c = await counted(kind, keyed, COUNTED);
+    countedOk.push(c.ok);
+    const suffix = keyed ? "-keyed" : "";
+    const label = `${kind === "offramp" ? "POST /pub/v2/offramp" : "POST /pub/v2/onramp"}${keyed ? " with Idempotency-Key" : ""}`;
+    report({
+      key: `${kind}-db-writes${suffix}`,
+      label: `database writes per order, ${label}, all services`,
+      value: c.writes,
+      unit: "writes/order",
+    });
+    report({
+      key: `${kind}-nats-requests${suffix}`,
+      label: `NATS round trips per order, ${label}, all services`,
+      value: c.requests,
+      unit: "requests/order",
+    });
+  }
+}
+
+// --- 3. throughput --------------------------------------------------------------------------------
+let turn = 0;
+const load = await closedLoop(CONCURRENCY, DURATION_S, () =>
+  create(turn++ % 2 === 0 ? "offramp" : "onramp", KEYED),
+);
+console.log(
+  `orders (offramp and onramp alternating, ${CONCURRENCY} clients, ${KEYED ? "Idempotency-Key on each" : "no Idempotency-Key"}): ${load.perSecond.toFixed(0)}/s, p50 ${load.p50Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms, ${load.errors} errors`,
+);
+console.log(
+  `orders/s ÷ database inserts/s (same run): ${((load.perSecond / floor.perSecond) * 100).toFixed(1)} %`,
+);
+report({
+  key: "orders-created",
+  label: "POST /pub/v2/offramp + /onramp, all services",
+  value: load.perSecond,
+  unit: "orders/s",
+  p50Ms: load.p50Ms,
+  p99Ms: load.p99Ms,
+});
+
+for (const [, svc] of [...services].reverse()) await svc.stop();
+await infra.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(load.errors > 0 || countedOk.includes(false) ? 1 : 0);
