@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultSecretPart, refuseSandboxParts } from "./config.ts";
+import { BaseConfig, ConfigError, defaultSecretPart, loadConfig, refuseSandboxParts } from "./config.ts";
 
 describe("refuseSandboxParts", () => {
   const parts = [
@@ -34,5 +34,33 @@ describe("defaultSecretPart", () => {
     expect(published).toHaveLength(1);
     expect(JSON.stringify(published)).not.toContain('"dev"');
     expect(defaultSecretPart("S", "a-real-secret", ["dev"])).toEqual([]);
+  });
+});
+
+describe("tracing variables", () => {
+  const base = { NATS_URL: "nats://127.0.0.1:4222", MONGODB_URI: "mongodb://127.0.0.1:27017" };
+
+  it("leave tracing off when unset or empty, and take a collector URL and service name", () => {
+    expect(loadConfig(BaseConfig, base).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(
+      loadConfig(BaseConfig, { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "" }).OTEL_EXPORTER_OTLP_ENDPOINT,
+    ).toBeUndefined();
+    const on = loadConfig(BaseConfig, {
+      ...base,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_SERVICE_NAME: "ramp-orders",
+      OTEL_BSP_SCHEDULE_DELAY: "200",
+    });
+    expect(on).toMatchObject({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_SERVICE_NAME: "ramp-orders",
+      OTEL_BSP_SCHEDULE_DELAY: 200,
+    });
+  });
+
+  it("refuse an endpoint that is not an http(s) URL, naming the variable", () => {
+    expect(() => loadConfig(BaseConfig, { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
   });
 });

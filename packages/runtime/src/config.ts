@@ -80,6 +80,18 @@ export const BaseConfig = z.object({
   RAMP_SANDBOX: envBool(true),
   /** Copies of every stream and KV bucket this service creates: 1 on a single server, 3 on a cluster. */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** OTLP/HTTP collector base URL (`/v1/traces` is appended); unset, no spans are made or sent. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .union([z.literal(""), z.url({ protocol: /^https?$/ })])
+    .optional()
+    .transform((v) => v || undefined),
+  /** service.name of the spans; default the service's own name. */
+  OTEL_SERVICE_NAME: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  /** Milliseconds spans wait in a batch before export. */
+  OTEL_BSP_SCHEDULE_DELAY: envInt(5_000),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 

@@ -16,3 +16,4 @@ export * from "./rpc.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";
 export * from "./trace.ts";
+export * from "./tracing.ts";

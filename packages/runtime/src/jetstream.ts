@@ -6,13 +6,15 @@ import {
   type JsMsg,
   jetstream,
   jetstreamManager,
+  type PubAck,
 } from "@nats-io/jetstream";
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
 import type { Logger } from "./logger.ts";
 import { messagesHandled } from "./metrics.ts";
-import { fromHeaders, type TraceContext, toHeaders } from "./trace.ts";
+import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
+import { inSpan, type Span, SpanKind, SpanStatusCode, traceIdOf } from "./tracing.ts";
 
 export interface JetStreamHandles {
   js: JetStreamClient;
@@ -56,8 +58,56 @@ export async function publish<C extends StreamContract>(
   trace?: TraceContext,
 ): Promise<{ duplicate: boolean }> {
   const body = new TextEncoder().encode(JSON.stringify(contract.payload.parse(payload)));
-  const ack = await js.publish(contract.subject, body, { msgID: msgId, headers: toHeaders(trace) });
+  const ack = await publishTraced(js, contract.subject, body, msgId, trace);
   return { duplicate: ack.duplicate };
+}
+
+/**
+ * Publishes bytes inside a producer span whose traceparent travels in the headers, so the consumer's
+ * span continues it. For payloads already validated; `publish` is the typed entry point.
+ */
+export function publishTraced(
+  js: JetStreamClient,
+  subject: string,
+  body: Uint8Array,
+  msgId: string,
+  trace: TraceContext | undefined,
+): Promise<PubAck> {
+  const attributes = {
+    "messaging.system": "nats",
+    "messaging.operation.type": "send",
+    "messaging.destination.name": subject,
+    "messaging.message.id": msgId,
+  };
+  return inSpan(`send ${subject}`, { kind: SpanKind.PRODUCER, parent: trace, attributes }, (t) =>
+    js.publish(subject, body, { msgID: msgId, headers: toHeaders(t) }),
+  );
+}
+
+/**
+ * Runs the handling of one JetStream message in a consumer span continuing the trace the message
+ * carries (a message without one starts a trace), handing the handler that span's context.
+ */
+export function inConsumerSpan<T>(
+  msg: JsMsg,
+  fn: (trace: TraceContext, span: Span) => Promise<T>,
+): Promise<T> {
+  const attributes = {
+    "messaging.system": "nats",
+    "messaging.operation.type": "process",
+    "messaging.destination.name": msg.subject,
+    "messaging.nats.delivery_count": msg.info.deliveryCount,
+  };
+  return inSpan(
+    `process ${msg.subject}`,
+    {
+      kind: SpanKind.CONSUMER,
+      parent: readTrace(msg.headers),
+      requestId: readRequestId(msg.headers),
+      attributes,
+    },
+    fn,
+  );
 }
 
 /** Thrown by a handler when a message can never succeed: the message is terminated, not retried. */
@@ -120,40 +170,50 @@ export async function consume<C extends StreamContract>(
   const service = String(opts.log.bindings().service ?? "unknown");
   const count = (outcome: "ack" | "retry" | "term") =>
     messagesHandled.inc({ service, subject: opts.contract.subject, outcome });
-  const handleOne = async (msg: JsMsg) => {
-    const trace = fromHeaders(msg.headers);
-    const log = opts.log.child({ requestId: trace.requestId, subject: msg.subject, seq: msg.seq });
-    let payload: z.infer<C["payload"]>;
-    try {
-      payload = opts.contract.payload.parse(msg.json()) as z.infer<C["payload"]>;
-    } catch (err) {
-      log.error({ err }, "message does not match its contract; terminated");
-      msg.term("invalid payload");
-      count("term");
-      return;
-    }
-    try {
-      await opts.handler(payload, { trace, log, msg });
-      msg.ack();
-      count("ack");
-    } catch (err) {
-      if (err instanceof PermanentFailure) {
-        log.error({ err: err.message }, "message failed permanently; terminated");
-        msg.term(err.message);
+  const handleOne = (msg: JsMsg) =>
+    inConsumerSpan(msg, async (trace, span) => {
+      const log = opts.log.child({
+        requestId: trace.requestId,
+        traceId: traceIdOf(trace),
+        subject: msg.subject,
+        seq: msg.seq,
+      });
+      const failed = (why: string) => span.setStatus({ code: SpanStatusCode.ERROR, message: why });
+      let payload: z.infer<C["payload"]>;
+      try {
+        payload = opts.contract.payload.parse(msg.json()) as z.infer<C["payload"]>;
+      } catch (err) {
+        log.error({ err }, "message does not match its contract; terminated");
+        msg.term("invalid payload");
         count("term");
+        failed("invalid payload");
         return;
       }
-      const attempt = msg.info.deliveryCount;
-      const delay = delays[Math.min(attempt - 1, delays.length - 1)] ?? 1_000;
-      const last = attempt >= maxDeliver;
-      log[last ? "error" : "warn"](
-        { err, attempt, delay },
-        last ? "message dead-lettered" : "message will be retried",
-      );
-      msg.nak(delay);
-      count("retry");
-    }
-  };
+      try {
+        await opts.handler(payload, { trace, log, msg });
+        msg.ack();
+        count("ack");
+      } catch (err) {
+        span.recordException(err instanceof Error ? err : String(err));
+        if (err instanceof PermanentFailure) {
+          log.error({ err: err.message }, "message failed permanently; terminated");
+          msg.term(err.message);
+          count("term");
+          failed("terminated");
+          return;
+        }
+        const attempt = msg.info.deliveryCount;
+        const delay = delays[Math.min(attempt - 1, delays.length - 1)] ?? 1_000;
+        const last = attempt >= maxDeliver;
+        log[last ? "error" : "warn"](
+          { err, attempt, delay },
+          last ? "message dead-lettered" : "message will be retried",
+        );
+        msg.nak(delay);
+        count("retry");
+        failed(last ? "dead-lettered" : "retried");
+      }
+    });
 
   const loop = (async () => {
     for await (const msg of messages) {

@@ -9,7 +9,8 @@ import { AppError, formatIssues, type RpcContract, RpcReply } from "@ramp/contra
 import type { z } from "zod";
 import type { Logger } from "./logger.ts";
 import { rpcDuration, rpcRequests } from "./metrics.ts";
-import { fromHeaders, type TraceContext, toHeaders } from "./trace.ts";
+import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
+import { inSpan, SpanKind, SpanStatusCode, traceIdOf } from "./tracing.ts";
 
 export const RPC_TIMEOUT_MS = 10_000;
 
@@ -42,33 +43,46 @@ export function serveRpc<C extends RpcContract>(
 ): { stop(): Promise<void> } {
   const sub = nc.subscribe(contract.subject, { queue });
   const inflight = new Set<Promise<void>>();
-  const handle = async (msg: Msg) => {
-    const trace = fromHeaders(msg.headers);
-    const child = log.child({ requestId: trace.requestId, subject: contract.subject });
-    const timer = rpcDuration.startTimer({ service: queue, subject: contract.subject });
-    let reply: RpcReply;
-    try {
-      const raw: unknown = JSON.parse(new TextDecoder().decode(msg.data));
-      const parsed = contract.request.safeParse(raw);
-      if (!parsed.success) throw new AppError("VALIDATION", formatIssues(parsed.error.issues));
-      const data = await handler(parsed.data as z.infer<C["request"]>, { trace, log: child });
-      reply = { ok: true, data };
-    } catch (err) {
-      if (err instanceof AppError) {
-        reply = { ok: false, error: { code: err.code, message: err.detail } };
-      } else {
-        child.error({ err }, "rpc handler failed");
-        reply = { ok: false, error: { code: "INTERNAL", message: "Internal error" } };
-      }
-    }
-    timer();
-    rpcRequests.inc({
-      service: queue,
-      subject: contract.subject,
-      outcome: reply.ok ? "OK" : reply.error.code,
-    });
-    msg.respond(encode(reply));
-  };
+  const attributes = { "rpc.system": "nats", "rpc.method": contract.subject };
+  const handle = (msg: Msg) =>
+    inSpan(
+      contract.subject,
+      {
+        kind: SpanKind.SERVER,
+        parent: readTrace(msg.headers),
+        requestId: readRequestId(msg.headers),
+        attributes,
+      },
+      async (trace, span) => {
+        const child = log.child({
+          requestId: trace.requestId,
+          traceId: traceIdOf(trace),
+          subject: contract.subject,
+        });
+        const timer = rpcDuration.startTimer({ service: queue, subject: contract.subject });
+        let reply: RpcReply;
+        try {
+          const raw: unknown = JSON.parse(new TextDecoder().decode(msg.data));
+          const parsed = contract.request.safeParse(raw);
+          if (!parsed.success) throw new AppError("VALIDATION", formatIssues(parsed.error.issues));
+          const data = await handler(parsed.data as z.infer<C["request"]>, { trace, log: child });
+          reply = { ok: true, data };
+        } catch (err) {
+          if (err instanceof AppError) {
+            reply = { ok: false, error: { code: err.code, message: err.detail } };
+          } else {
+            child.error({ err }, "rpc handler failed");
+            reply = { ok: false, error: { code: "INTERNAL", message: "Internal error" } };
+          }
+        }
+        timer();
+        const outcome = reply.ok ? "OK" : reply.error.code;
+        rpcRequests.inc({ service: queue, subject: contract.subject, outcome });
+        span.setAttribute("rpc.response.code", outcome);
+        if (!reply.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+        msg.respond(encode(reply));
+      },
+    );
   const loop = (async () => {
     for await (const msg of sub) {
       const p = handle(msg).finally(() => inflight.delete(p));
@@ -97,19 +111,25 @@ export async function callRpc<C extends RpcContract>(
   timeoutMs = RPC_TIMEOUT_MS,
 ): Promise<z.infer<C["response"]>> {
   const payload = new TextEncoder().encode(JSON.stringify(request));
-  let raw: unknown;
-  try {
-    const msg = await nc.request(contract.subject, payload, {
-      timeout: timeoutMs,
-      headers: toHeaders(trace),
-    });
-    raw = JSON.parse(new TextDecoder().decode(msg.data));
-  } catch (err) {
-    if (err instanceof NoRespondersError || err instanceof TimeoutError || err instanceof RequestError) {
-      throw new AppError("UNAVAILABLE", `${contract.subject} is unavailable`);
-    }
-    throw err;
-  }
+  const attributes = { "rpc.system": "nats", "rpc.method": contract.subject };
+  const raw = await inSpan(
+    contract.subject,
+    { kind: SpanKind.CLIENT, parent: trace, attributes },
+    async (t) => {
+      try {
+        const msg = await nc.request(contract.subject, payload, {
+          timeout: timeoutMs,
+          headers: toHeaders(t),
+        });
+        return JSON.parse(new TextDecoder().decode(msg.data)) as unknown;
+      } catch (err) {
+        if (err instanceof NoRespondersError || err instanceof TimeoutError || err instanceof RequestError) {
+          throw new AppError("UNAVAILABLE", `${contract.subject} is unavailable`);
+        }
+        throw err;
+      }
+    },
+  );
   const reply = RpcReply.safeParse(raw);
   if (!reply.success) throw new Error(`${contract.subject}: reply is not an RPC envelope`);
   if (!reply.data.ok) throw new AppError(reply.data.error.code, reply.data.error.message);

@@ -9,6 +9,7 @@ import { ensureStreams } from "./jetstream.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
+import { startTracing } from "./tracing.ts";
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -63,6 +64,7 @@ export async function bootService<C extends BaseConfig>(
   register: (deps: ServiceDeps<C>) => Promise<Stoppable[]>,
 ): Promise<ServiceHandle<C>> {
   const log = createLogger(name, config.LOG_LEVEL);
+  const tracing = startTracing(name, config);
   const nc = await connect({
     servers: config.NATS_URL.split(","),
     ...natsIdentity(name, config.NATS_NKEY_SEED),
@@ -110,6 +112,8 @@ export async function bootService<C extends BaseConfig>(
       const closed = await bounded(log, "mongo close", CLOSE_MS, mongo.close());
       if (!closed) void mongo.client.close(true).catch(() => undefined);
       health?.close();
+      // Last: the spans of the drain above are exported too.
+      await bounded(log, "trace export", CLOSE_MS, tracing.stop());
       log.info("service stopped");
     },
   };

@@ -23,10 +23,20 @@ export function toHeaders(ctx: TraceContext | undefined, into: MsgHdrs = natsHea
   return into;
 }
 
-export function fromHeaders(h: MsgHdrs | undefined): TraceContext {
+/** The trace a message carries, or undefined when it carries none (it starts a trace of its own). */
+export function readTrace(h: MsgHdrs | undefined): TraceContext | undefined {
   const requestId = h?.get(TRACE_HEADERS.requestId);
   const traceparent = h?.get(TRACE_HEADERS.traceparent);
-  if (!requestId || !traceparent) return newTraceContext(requestId || undefined);
+  if (!requestId || !traceparent) return undefined;
   const businessId = h?.get(TRACE_HEADERS.businessId) || undefined;
   return { requestId, traceparent, businessId };
+}
+
+/** The requestId header alone, for a message that carries one without a traceparent. */
+export function readRequestId(h: MsgHdrs | undefined): string | undefined {
+  return h?.get(TRACE_HEADERS.requestId) || undefined;
+}
+
+export function fromHeaders(h: MsgHdrs | undefined): TraceContext {
+  return readTrace(h) ?? newTraceContext(readRequestId(h));
 }

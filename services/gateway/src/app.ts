@@ -1,6 +1,16 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Routes } from "@ramp/contracts";
-import { healthHandler, httpDuration, httpRequests, type Logger, newTraceContext } from "@ramp/runtime";
+import {
+  healthHandler,
+  httpDuration,
+  httpRequests,
+  inSpan,
+  type Logger,
+  SpanKind,
+  SpanStatusCode,
+  traceFromHeader,
+  traceIdOf,
+} from "@ramp/runtime";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
@@ -33,21 +43,32 @@ export interface AppDeps {
 
 function requestContext(log: Logger) {
   return createMiddleware<GatewayEnv>(async function requestContext(c, next) {
-    const trace = newTraceContext(c.req.header("x-request-id") || undefined);
-    c.set("trace", trace);
-    c.set("log", log.child({ requestId: trace.requestId }));
-    c.header("x-request-id", trace.requestId);
-    const started = performance.now();
-    await next();
-    const seconds = (performance.now() - started) / 1000;
-    // The matched pattern, not the path: ids must not become label values.
-    const route = routePath(c, -1);
-    httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
-    httpDuration.observe({ method: c.req.method, route }, seconds);
-    c.var.log.info(
-      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) },
-      "request",
-    );
+    const requestId = c.req.header("x-request-id") || undefined;
+    const method = c.req.method;
+    const span = {
+      kind: SpanKind.SERVER,
+      // A trace started by an ingress or proxy in front of the gateway is continued.
+      parent: traceFromHeader(c.req.header("traceparent"), requestId),
+      requestId,
+      attributes: { "http.request.method": method, "url.path": c.req.path },
+    };
+    await inSpan(`${method}`, span, async (trace, s) => {
+      c.set("trace", trace);
+      c.set("log", log.child({ requestId: trace.requestId, traceId: traceIdOf(trace) }));
+      c.header("x-request-id", trace.requestId);
+      const started = performance.now();
+      await next();
+      const seconds = (performance.now() - started) / 1000;
+      // The matched pattern, not the path: ids must not become label values or span names.
+      const route = routePath(c, -1);
+      const status = c.res.status;
+      httpRequests.inc({ method, route, status: String(status) });
+      httpDuration.observe({ method, route }, seconds);
+      s.updateName(`${method} ${route}`);
+      s.setAttributes({ "http.route": route, "http.response.status_code": status });
+      if (status >= 500) s.setStatus({ code: SpanStatusCode.ERROR });
+      c.var.log.info({ method, path: c.req.path, status, ms: Math.round(seconds * 1000) }, "request");
+    });
   });
 }
 

@@ -1,5 +1,5 @@
 import { signedHeaders, type WebhookType } from "@ramp/contracts";
-import { webhookAttempts, webhookDuration } from "@ramp/runtime";
+import { inSpan, SpanKind, SpanStatusCode, webhookAttempts, webhookDuration } from "@ramp/runtime";
 import type { ConfigStore } from "./config-store.ts";
 import { postWebhook, type SendOptions, type SendResult } from "./sender.ts";
 
@@ -9,19 +9,41 @@ export interface AttemptContext {
   send: SendOptions;
 }
 
-/** Signs (fresh timestamp, the key's current secret) and posts exactly `body`. */
+/**
+ * Signs (fresh timestamp, the key's current secret) and posts exactly `body`, in a client span under
+ * whatever span is active (a queued delivery's, or the test and redeliver requests'). The span names
+ * the receiver's host and port only: integrators put tokens in webhook paths and query strings.
+ */
 export async function attemptDelivery(
   ctx: AttemptContext,
   apiKeyId: string | null,
   url: string,
   body: string,
 ): Promise<SendResult> {
-  const secret = apiKeyId ? await ctx.configs.secret(apiKeyId) : null;
-  const r = await postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
-  const status = r.statusCode === null ? "none" : `${Math.floor(r.statusCode / 100)}xx`;
-  webhookAttempts.inc({ outcome: r.delivered ? "delivered" : "failed", status });
-  webhookDuration.observe(r.durationMs / 1000);
-  return r;
+  return inSpan(
+    "POST",
+    { kind: SpanKind.CLIENT, attributes: targetAttributes(url) },
+    async (_trace, span) => {
+      const secret = apiKeyId ? await ctx.configs.secret(apiKeyId) : null;
+      const r = await postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
+      const status = r.statusCode === null ? "none" : `${Math.floor(r.statusCode / 100)}xx`;
+      webhookAttempts.inc({ outcome: r.delivered ? "delivered" : "failed", status });
+      webhookDuration.observe(r.durationMs / 1000);
+      if (r.statusCode !== null) span.setAttribute("http.response.status_code", r.statusCode);
+      if (!r.delivered) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error ?? "not delivered" });
+      return r;
+    },
+  );
+}
+
+function targetAttributes(url: string): Record<string, string | number> {
+  try {
+    const u = new URL(url);
+    const port = Number(u.port || (u.protocol === "https:" ? 443 : 80));
+    return { "http.request.method": "POST", "server.address": u.hostname, "server.port": port };
+  } catch {
+    return { "http.request.method": "POST" };
+  }
 }
 
 /** The reply of the test and redeliver subjects: `{delivered, type, url, statusCode, durationMs, error}`. */

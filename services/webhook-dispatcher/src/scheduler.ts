@@ -1,6 +1,6 @@
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import { WebhookWork } from "@ramp/contracts";
-import type { Logger } from "@ramp/runtime";
+import { inConsumerSpan, type Logger } from "@ramp/runtime";
 import { type DeliverDeps, deliverOnce, type Job, type Outcome } from "./deliver.ts";
 import { laneIdOf } from "./lanes.ts";
 
@@ -149,7 +149,8 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     active++;
     busyLanes.add(job.laneId);
     const started = performance.now();
-    const p = deliverOnce(o.deliver, job)
+    // Each step is a consumer span continuing the trace of the event that queued the delivery.
+    const p = inConsumerSpan(job.msg, () => deliverOnce(o.deliver, job))
       .catch((err): Outcome => {
         job.log.error({ err }, "delivery step failed; the message is tried again");
         quietly(() => job.msg.nak(ERROR_RETRY_MS));

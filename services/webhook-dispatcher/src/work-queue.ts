@@ -8,7 +8,7 @@ import {
 } from "@nats-io/jetstream";
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { type WebhookDelivery, WebhookWork } from "@ramp/contracts";
-import { type TraceContext, toHeaders } from "@ramp/runtime";
+import { publishTraced, type TraceContext } from "@ramp/runtime";
 
 const DEDUPE_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -77,5 +77,5 @@ export async function enqueueDelivery(
   trace: TraceContext,
 ): Promise<void> {
   const body = new TextEncoder().encode(JSON.stringify(WebhookWork.deliver.payload.parse(d)));
-  await js.publish(WebhookWork.deliver.subject, body, { msgID: d.deliveryId, headers: toHeaders(trace) });
+  await publishTraced(js, WebhookWork.deliver.subject, body, d.deliveryId, trace);
 }

@@ -2,8 +2,8 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import { type DepositObserved, Events } from "@ramp/contracts";
 import {
   createOutboxCollection,
+  currentTrace,
   type Logger,
-  newTraceContext,
   outboxEntry,
   type Stoppable,
   type WithOutbox,
@@ -46,7 +46,7 @@ export function createDepositStore(db: Db, js: JetStreamClient, log: Logger): De
         _id: msgId,
         ...event,
         observedAt: new Date(),
-        outbox: [outboxEntry(Events.depositObserved, event, msgId, newTraceContext(`deposit:${msgId}`))],
+        outbox: [outboxEntry(Events.depositObserved, event, msgId, currentTrace(`deposit:${msgId}`))],
       });
       if (created)
         log.info(

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Rpc } from "@ramp/contracts";
-import { callRpc, type Logger, newTraceContext, type Stoppable, startPeriodic } from "@ramp/runtime";
+import { callRpc, inSpan, type Logger, SpanKind, type Stoppable, startPeriodic } from "@ramp/runtime";
 import type { Payments } from "../payments/payments.ts";
 import type { OrdersStore } from "./orders-store.ts";
 
@@ -22,15 +22,17 @@ export function startExpirySweeper(deps: {
     const expired = await deps.payments.expireDue(now);
     if (expired) deps.log.info({ expired }, "awaiting payments expired");
     for (const id of await deps.store.dueForExpiry(now, 200)) {
-      const trace = newTraceContext();
       const ref = id.toHexString();
-      if (!(await deps.store.claimExit(id, "INIT", "DELETED", "expiry"))) continue;
-      await callRpc(deps.nc, Rpc.virtualAccountClose, { ref }, trace);
-      if (await deps.store.deleteUnpaid(id))
-        deps.log.info(
-          { orderId: ref, requestId: trace.requestId },
-          "unpaid onramp order expired and deleted",
-        );
+      // Each expiry starts a trace of its own: nothing handed it one.
+      await inSpan("expire unpaid order", { kind: SpanKind.INTERNAL }, async (trace) => {
+        if (!(await deps.store.claimExit(id, "INIT", "DELETED", "expiry"))) return;
+        await callRpc(deps.nc, Rpc.virtualAccountClose, { ref }, trace);
+        if (await deps.store.deleteUnpaid(id))
+          deps.log.info(
+            { orderId: ref, requestId: trace.requestId },
+            "unpaid onramp order expired and deleted",
+          );
+      });
     }
   };
   return startPeriodic("expiry", deps.intervalMs, sweep, deps.log, { immediate: false });
