@@ -29,6 +29,33 @@ export interface Claims {
   holder(key: string): Promise<string | null>;
   /** Gives a leased claim back early; a claim held by someone else is left alone. */
   release(key: string, owner: string): Promise<void>;
+  /**
+   * Runs `write` while no other process runs a write under the same key (a document's id).
+   *
+   * FerretDB applies an update by reading the whole document and writing it all back, outside any
+   * lock, so two processes updating one document at once can undo each other (measured: an order's
+   * state change overwritten by another replica removing the previous change's outbox entries, the
+   * order left a state behind). There the write holds a leased claim on the key, waiting for it if
+   * another process has it. MongoDB applies each update atomically, so there `write` just runs.
+   */
+  exclusive<T>(key: string, write: () => Promise<T>): Promise<T>;
+}
+
+/** A holder renews its lease every third of this while it writes; one that died frees it after this. */
+const EXCLUSIVE_LEASE_MS = 6_000;
+/** A write waiting longer than this fails, and its message is redelivered later. */
+const EXCLUSIVE_WAIT_MS = 30_000;
+let exclusiveOwners = 0;
+const processToken = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** Whether the server rewrites whole documents on update (FerretDB says so in buildInfo). */
+async function rewritesWholeDocuments(db: Db): Promise<boolean> {
+  try {
+    const info = await db.admin().command({ buildInfo: 1 });
+    return "ferretdbVersion" in info;
+  } catch {
+    return true;
+  }
 }
 
 export function createClaims(db: Db, collection = "claims"): Claims {
@@ -50,7 +77,9 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     }
   }
 
-  return {
+  let rewrites: Promise<boolean> | undefined;
+
+  const claims: Claims = {
     async claim(key, owner, leaseMs) {
       if (await tryInsert(key, owner, leaseMs)) return true;
       const held = await col.findOne({ _id: key });
@@ -72,5 +101,32 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     async release(key, owner) {
       await col.deleteOne({ _id: key, owner });
     },
+    async exclusive(key, write) {
+      rewrites ??= rewritesWholeDocuments(db);
+      if (!(await rewrites)) return write();
+      const lock = `write:${key}`;
+      const owner = `${processToken}-${++exclusiveOwners}`;
+      const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
+      for (
+        let wait = 2;
+        !(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS));
+        wait = Math.min(wait * 2, 50)
+      ) {
+        if (Date.now() > deadline)
+          throw new Error(`${key} was being written by another process for too long`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      // A slow database must not let the lease lapse under a write still running.
+      const renew = setInterval(() => {
+        void claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
+      }, EXCLUSIVE_LEASE_MS / 3);
+      try {
+        return await write();
+      } finally {
+        clearInterval(renew);
+        await claims.release(lock, owner).catch(() => undefined);
+      }
+    },
   };
+  return claims;
 }
