@@ -45,6 +45,8 @@ export interface Claims {
 const EXCLUSIVE_LEASE_MS = 6_000;
 /** A write waiting longer than this fails, and its message is redelivered later. */
 const EXCLUSIVE_WAIT_MS = 30_000;
+/** Renewal stops after this, so a write that hangs cannot hold a document for ever. */
+const EXCLUSIVE_HOLD_MS = 60_000;
 let exclusiveOwners = 0;
 const processToken = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -117,7 +119,9 @@ export function createClaims(db: Db, collection = "claims"): Claims {
         await new Promise((r) => setTimeout(r, wait));
       }
       // A slow database must not let the lease lapse under a write still running.
+      const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
       const renew = setInterval(() => {
+        if (Date.now() > holdUntil) return clearInterval(renew);
         void claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
       }, EXCLUSIVE_LEASE_MS / 3);
       try {
