@@ -109,14 +109,15 @@ export function createClaims(db: Db, collection = "claims"): Claims {
       const lock = `write:${key}`;
       const owner = `${processToken}-${++exclusiveOwners}`;
       const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
-      for (
-        let wait = 2;
-        !(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS));
-        wait = Math.min(wait * 2, 50)
-      ) {
-        if (Date.now() > deadline)
-          throw new Error(`${key} was being written by another process for too long`);
-        await new Promise((r) => setTimeout(r, wait));
+      let wait = 2;
+      while (!(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS))) {
+        // Wait by reading, not by failed inserts, which would take the database's write lock each time.
+        do {
+          if (Date.now() > deadline)
+            throw new Error(`${key} was being written by another process for too long`);
+          await new Promise((r) => setTimeout(r, wait));
+          wait = Math.min(wait * 2, 50);
+        } while (await col.countDocuments({ _id: lock, until: { $gt: new Date() } }, { limit: 1 }));
       }
       // A slow database must not let the lease lapse under a write still running.
       const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
