@@ -37,8 +37,9 @@ export interface Claims {
    * state change overwritten by another replica removing the previous change's outbox entries, the
    * order left a state behind). There the write holds a leased claim on the key, waiting for it if
    * another process has it. MongoDB applies each update atomically, so there `write` just runs.
+   * `write` is told whether it runs alone (its conditions on the document need not be in its filters).
    */
-  exclusive<T>(key: string, write: () => Promise<T>): Promise<T>;
+  exclusive<T>(key: string, write: (alone: boolean) => Promise<T>): Promise<T>;
 }
 
 /** A holder renews its lease every third of this while it writes; one that died frees it after this. */
@@ -79,7 +80,26 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     }
   }
 
-  let rewrites: Promise<boolean> | undefined;
+  let rewriting: Promise<boolean> | undefined;
+  const rewrites = () => {
+    rewriting ??= rewritesWholeDocuments(db);
+    return rewriting;
+  };
+
+  /**
+   * Runs `op` on the claim if `owner` holds it. MongoDB checks the owner in the filter, atomically.
+   * FerretDB uses the _id index only for a filter on _id alone (any other condition scans the whole
+   * collection, which grows with every claim) and applies no filter atomically anyway, so there the
+   * owner is checked by reading first.
+   */
+  async function whenHeldBy(
+    key: string,
+    owner: string,
+    op: (filter: { _id: string; owner?: string }) => Promise<unknown>,
+  ) {
+    if (!(await rewrites())) return void (await op({ _id: key, owner }));
+    if ((await col.findOne({ _id: key }))?.owner === owner) await op({ _id: key });
+  }
 
   const claims: Claims = {
     async claim(key, owner, leaseMs) {
@@ -88,24 +108,24 @@ export function createClaims(db: Db, collection = "claims"): Claims {
       if (!held) return tryInsert(key, owner, leaseMs);
       if (held.owner === owner) {
         if (leaseMs !== undefined) {
-          await col.updateOne({ _id: key, owner }, { $set: { until: new Date(Date.now() + leaseMs) } });
+          const until = new Date(Date.now() + leaseMs);
+          await whenHeldBy(key, owner, (filter) => col.updateOne(filter, { $set: { until } }));
         }
         return true;
       }
       if (held.until === null || held.until.getTime() > Date.now()) return false;
       // A lapsed lease: remove exactly that stale claim (by its owner), then race for the key like anyone.
-      await col.deleteOne({ _id: key, owner: held.owner });
+      await whenHeldBy(key, held.owner, (filter) => col.deleteOne(filter));
       return tryInsert(key, owner, leaseMs);
     },
     async holder(key) {
       return (await col.findOne({ _id: key }))?.owner ?? null;
     },
     async release(key, owner) {
-      await col.deleteOne({ _id: key, owner });
+      await whenHeldBy(key, owner, (filter) => col.deleteOne(filter));
     },
     async exclusive(key, write) {
-      rewrites ??= rewritesWholeDocuments(db);
-      if (!(await rewrites)) return write();
+      if (!(await rewrites())) return write(false);
       const lock = `write:${key}`;
       const owner = `${processToken}-${++exclusiveOwners}`;
       const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
@@ -117,7 +137,7 @@ export function createClaims(db: Db, collection = "claims"): Claims {
             throw new Error(`${key} was being written by another process for too long`);
           await new Promise((r) => setTimeout(r, wait));
           wait = Math.min(wait * 2, 50);
-        } while (await col.countDocuments({ _id: lock, until: { $gt: new Date() } }, { limit: 1 }));
+        } while (((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now());
       }
       // A slow database must not let the lease lapse under a write still running.
       const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
@@ -126,7 +146,7 @@ export function createClaims(db: Db, collection = "claims"): Claims {
         void claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
       }, EXCLUSIVE_LEASE_MS / 3);
       try {
-        return await write();
+        return await write(true);
       } finally {
         clearInterval(renew);
         await claims.release(lock, owner).catch(() => undefined);

@@ -12,7 +12,7 @@ import {
   type WithOutbox,
 } from "./outbox.ts";
 import type { Stoppable } from "./service.ts";
-import { createWriteQueue, type WriteQueue } from "./write-queue.ts";
+import { createWriteQueue } from "./write-queue.ts";
 
 export interface StateChange<T extends Document, S extends string> {
   id: T["_id"];
@@ -73,17 +73,21 @@ export function createOutboxCollection<T extends Document & WithOutbox>(
  * One document's writes, one at a time: in order within this process, and exclusive of other
  * processes' writes to it where the database needs that.
  */
-function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionDeps<T>): WriteQueue {
+function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionDeps<T>): DocumentWrites {
   const queue = createWriteQueue();
   const name = deps.collection.collectionName;
   const { claims } = deps;
-  return (id, write) => queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write) : write);
+  return (id, write) =>
+    queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write) : () => write(false));
 }
+
+/** Runs a write to one document; `alone` when no other process can write it meanwhile. */
+type DocumentWrites = <R>(id: string, write: (alone: boolean) => Promise<R>) => Promise<R>;
 
 /** The collection's writes, each document's through `writes`. */
 function outboxCollection<T extends Document & WithOutbox>(
   deps: OutboxCollectionDeps<T>,
-  writes: WriteQueue,
+  writes: DocumentWrites,
 ): OutboxCollection<T> {
   const { collection: col, js, log } = deps;
   const key = (id: unknown) => String(id);
@@ -98,7 +102,7 @@ function outboxCollection<T extends Document & WithOutbox>(
           created = false;
         }
         // Also on a duplicate: an earlier run may have stored it and died before publishing.
-        await flushOrDefer(js, col, doc._id as T["_id"], log);
+        if (!created || doc.outbox.length > 0) await flushOrDefer(js, col, doc._id as T["_id"], log);
         return created;
       }),
     flush: (id) => writes(key(id), () => flushOrDefer(js, col, id, log)),
@@ -129,7 +133,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     claimExit: (id, from, to, cause) => claims.claim(exitKey(id, from), `${to}|${cause}`),
 
     transition: (change) =>
-      writes(String(change.id), async () => {
+      writes(String(change.id), async (alone) => {
         if (!(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
         let doc = (await col.findOne(byId(change.id))) as T | null;
         if (!doc) return null;
@@ -140,8 +144,10 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
             $set: set,
             ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
           } as unknown as UpdateFilter<T>;
+          // Alone, the state just read is the state updated; the filter stays on _id, which FerretDB
+          // serves from its index (with any other condition it scans the collection).
           const updated = await col.findOneAndUpdate(
-            { _id: change.id, [stateField]: change.from } as Filter<T>,
+            (alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }) as Filter<T>,
             update,
             { returnDocument: "after" },
           );
