@@ -29,6 +29,36 @@ export interface Claims {
   holder(key: string): Promise<string | null>;
   /** Gives a leased claim back early; a claim held by someone else is left alone. */
   release(key: string, owner: string): Promise<void>;
+  /**
+   * Runs `write` while no other process runs a write under the same key (a document's id).
+   *
+   * FerretDB applies an update by reading the whole document and writing it all back, outside any
+   * lock, so two processes updating one document at once can undo each other (measured: an order's
+   * state change overwritten by another replica removing the previous change's outbox entries, the
+   * order left a state behind). There the write holds a leased claim on the key, waiting for it if
+   * another process has it. MongoDB applies each update atomically, so there `write` just runs.
+   * `write` is told whether it runs alone (its conditions on the document need not be in its filters).
+   */
+  exclusive<T>(key: string, write: (alone: boolean) => Promise<T>): Promise<T>;
+}
+
+/** A holder renews its lease every third of this while it writes; one that died frees it after this. */
+const EXCLUSIVE_LEASE_MS = 6_000;
+/** A write waiting longer than this fails, and its message is redelivered later. */
+const EXCLUSIVE_WAIT_MS = 30_000;
+/** Renewal stops after this, so a write that hangs cannot hold a document for ever. */
+const EXCLUSIVE_HOLD_MS = 60_000;
+let exclusiveOwners = 0;
+const processToken = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** Whether the server rewrites whole documents on update (FerretDB says so in buildInfo). */
+async function rewritesWholeDocuments(db: Db): Promise<boolean> {
+  try {
+    const info = await db.admin().command({ buildInfo: 1 });
+    return "ferretdbVersion" in info;
+  } catch {
+    return true;
+  }
 }
 
 export function createClaims(db: Db, collection = "claims"): Claims {
@@ -50,27 +80,78 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     }
   }
 
-  return {
+  let rewriting: Promise<boolean> | undefined;
+  const rewrites = () => {
+    rewriting ??= rewritesWholeDocuments(db);
+    return rewriting;
+  };
+
+  /**
+   * Runs `op` on the claim if `owner` holds it. MongoDB checks the owner in the filter, atomically.
+   * FerretDB uses the _id index only for a filter on _id alone (any other condition scans the whole
+   * collection, which grows with every claim) and applies no filter atomically anyway, so there the
+   * owner is checked by reading first.
+   */
+  async function whenHeldBy(
+    key: string,
+    owner: string,
+    op: (filter: { _id: string; owner?: string }) => Promise<unknown>,
+  ) {
+    if (!(await rewrites())) return void (await op({ _id: key, owner }));
+    if ((await col.findOne({ _id: key }))?.owner === owner) await op({ _id: key });
+  }
+
+  const claims: Claims = {
     async claim(key, owner, leaseMs) {
       if (await tryInsert(key, owner, leaseMs)) return true;
       const held = await col.findOne({ _id: key });
       if (!held) return tryInsert(key, owner, leaseMs);
       if (held.owner === owner) {
         if (leaseMs !== undefined) {
-          await col.updateOne({ _id: key, owner }, { $set: { until: new Date(Date.now() + leaseMs) } });
+          const until = new Date(Date.now() + leaseMs);
+          await whenHeldBy(key, owner, (filter) => col.updateOne(filter, { $set: { until } }));
         }
         return true;
       }
       if (held.until === null || held.until.getTime() > Date.now()) return false;
       // A lapsed lease: remove exactly that stale claim (by its owner), then race for the key like anyone.
-      await col.deleteOne({ _id: key, owner: held.owner });
+      await whenHeldBy(key, held.owner, (filter) => col.deleteOne(filter));
       return tryInsert(key, owner, leaseMs);
     },
     async holder(key) {
       return (await col.findOne({ _id: key }))?.owner ?? null;
     },
     async release(key, owner) {
-      await col.deleteOne({ _id: key, owner });
+      await whenHeldBy(key, owner, (filter) => col.deleteOne(filter));
+    },
+    async exclusive(key, write) {
+      if (!(await rewrites())) return write(false);
+      const lock = `write:${key}`;
+      const owner = `${processToken}-${++exclusiveOwners}`;
+      const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
+      let wait = 2;
+      while (!(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS))) {
+        // Wait by reading, not by failed inserts, which would take the database's write lock each time.
+        do {
+          if (Date.now() > deadline)
+            throw new Error(`${key} was being written by another process for too long`);
+          await new Promise((r) => setTimeout(r, wait));
+          wait = Math.min(wait * 2, 50);
+        } while (((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now());
+      }
+      // A slow database must not let the lease lapse under a write still running.
+      const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
+      const renew = setInterval(() => {
+        if (Date.now() > holdUntil) return clearInterval(renew);
+        void claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
+      }, EXCLUSIVE_LEASE_MS / 3);
+      try {
+        return await write(true);
+      } finally {
+        clearInterval(renew);
+        await claims.release(lock, owner).catch(() => undefined);
+      }
     },
   };
+  return claims;
 }

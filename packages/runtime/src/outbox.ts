@@ -54,16 +54,19 @@ export class OutboxStuck extends Error {
  * Publishes what a document's outbox holds, then removes exactly each published entry and checks that
  * it is gone. The entry is pulled by its whole stored value: FerretDB ignores `$pull` with a condition
  * (`{ msgId }`) and would keep every entry for ever, while an exact value matches on both backends.
+ * With `queuedBefore`, only entries queued by then are sent (a sweep leaves younger ones to their writer).
  * Throws when publishing fails or an entry cannot be removed; callers use `flushOrDefer`.
  */
 export async function flushOutbox<T extends Document & WithOutbox>(
   js: JetStreamClient,
   collection: Collection<T>,
   id: T["_id"],
+  queuedBefore?: Date,
 ): Promise<number> {
   const byId = { _id: id } as Filter<T>;
   const doc = await collection.findOne(byId, { projection: { outbox: 1 } });
-  const entries = (doc?.outbox as OutboxEntry[] | undefined) ?? [];
+  const all = (doc?.outbox as OutboxEntry[] | undefined) ?? [];
+  const entries = queuedBefore ? all.filter((e) => e.at.getTime() <= queuedBefore.getTime()) : all;
   for (const entry of entries) {
     const contract = bySubject.get(entry.subject);
     if (!contract) throw new OutboxStuck(`outbox entry ${entry.msgId} names an unknown subject`);
@@ -105,6 +108,12 @@ export interface SweeperOptions {
   graceMs?: number;
 }
 
+/** How a sweep sends one document's entries queued by `queuedBefore`; a store passes its own, serialized. */
+export type SweepFlush<T extends Document & WithOutbox> = (
+  id: T["_id"],
+  queuedBefore: Date,
+) => Promise<number>;
+
 /**
  * Re-sends anything a crash left in outboxes: at start-up, then `intervalMs` after each sweep ends, so
  * sweeps never overlap. Pages go oldest entry first (keyset on the first entry's time, then `_id`), and
@@ -116,6 +125,7 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
   collection: Collection<T>,
   log: Logger,
   opts: SweeperOptions = {},
+  flush: SweepFlush<T> = (id, queuedBefore) => flushOutbox(js, collection, id, queuedBefore),
 ): { stop(): Promise<void>; sweep(): Promise<number> } {
   const intervalMs = opts.intervalMs ?? 2_000;
   const pageSize = opts.pageSize ?? 200;
@@ -141,7 +151,7 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
         .toArray();
       for (const doc of page) {
         try {
-          sent += await flushOutbox(js, collection, doc._id);
+          sent += await flush(doc._id, before);
         } catch (err) {
           log.warn(
             { err, id: String(doc._id), collection: collection.collectionName },

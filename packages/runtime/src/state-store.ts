@@ -5,12 +5,14 @@ import type { Logger } from "./logger.ts";
 import { isDuplicateKey } from "./mongo.ts";
 import {
   flushOrDefer,
+  flushOutbox,
   type OutboxEntry,
   type SweeperOptions,
   startOutboxSweeper,
   type WithOutbox,
 } from "./outbox.ts";
 import type { Stoppable } from "./service.ts";
+import { createWriteQueue } from "./write-queue.ts";
 
 export interface StateChange<T extends Document, S extends string> {
   id: T["_id"];
@@ -54,27 +56,60 @@ export interface OutboxCollectionDeps<T extends Document & WithOutbox> {
   collection: Collection<T>;
   js: JetStreamClient;
   log: Logger;
+  /**
+   * Keeps other processes from writing a document while this one does (see `Claims.exclusive`).
+   * Needed where documents are updated after their insert; insert-only documents can go without.
+   */
+  claims?: Claims;
 }
 
 export function createOutboxCollection<T extends Document & WithOutbox>(
   deps: OutboxCollectionDeps<T>,
 ): OutboxCollection<T> {
+  return outboxCollection(deps, documentWrites(deps));
+}
+
+/**
+ * One document's writes, one at a time: in order within this process, and exclusive of other
+ * processes' writes to it where the database needs that.
+ */
+function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionDeps<T>): DocumentWrites {
+  const queue = createWriteQueue();
+  const name = deps.collection.collectionName;
+  const { claims } = deps;
+  return (id, write) =>
+    queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write) : () => write(false));
+}
+
+/** Runs a write to one document; `alone` when no other process can write it meanwhile. */
+type DocumentWrites = <R>(id: string, write: (alone: boolean) => Promise<R>) => Promise<R>;
+
+/** The collection's writes, each document's through `writes`. */
+function outboxCollection<T extends Document & WithOutbox>(
+  deps: OutboxCollectionDeps<T>,
+  writes: DocumentWrites,
+): OutboxCollection<T> {
   const { collection: col, js, log } = deps;
+  const key = (id: unknown) => String(id);
   return {
-    async insert(doc) {
-      let created = true;
-      try {
-        await col.insertOne(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        created = false;
-      }
-      // Also on a duplicate: an earlier run may have stored it and died before publishing.
-      await flushOrDefer(js, col, doc._id as T["_id"], log);
-      return created;
-    },
-    flush: (id) => flushOrDefer(js, col, id, log),
-    startSweeper: (opts) => startOutboxSweeper(js, col, log, opts),
+    insert: (doc) =>
+      writes(key(doc._id), async () => {
+        let created = true;
+        try {
+          await col.insertOne(doc);
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+          created = false;
+        }
+        // Also on a duplicate: an earlier run may have stored it and died before publishing.
+        if (!created || doc.outbox.length > 0) await flushOrDefer(js, col, doc._id as T["_id"], log);
+        return created;
+      }),
+    flush: (id) => writes(key(id), () => flushOrDefer(js, col, id, log)),
+    startSweeper: (opts) =>
+      startOutboxSweeper(js, col, log, opts, (id, queuedBefore) =>
+        writes(key(id), () => flushOutbox(js, col, id, queuedBefore)),
+      ),
   };
 }
 
@@ -88,41 +123,45 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
   deps: StateStoreDeps<T>,
 ): StateStore<T, S> {
   const { collection: col, stateField, claims, js, log } = deps;
+  const writes = documentWrites(deps);
   const exitKey = (id: unknown, from: string) => `${col.collectionName}:${String(id)}:${from}`;
   const byId = (id: unknown) => ({ _id: id }) as Filter<T>;
 
   const store: StateStore<T, S> = {
-    ...createOutboxCollection(deps),
+    ...outboxCollection(deps, writes),
 
     claimExit: (id, from, to, cause) => claims.claim(exitKey(id, from), `${to}|${cause}`),
 
-    async transition(change) {
-      if (!(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
-      let doc = await col.findOne(byId(change.id));
-      if (!doc) return null;
-      if (doc[stateField] === change.from) {
-        const set = { ...change.set?.(doc as T), [stateField]: change.to } as Partial<T>;
-        const events = change.events?.({ ...doc, ...set } as T) ?? [];
-        const update = {
-          $set: set,
-          ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
-        } as unknown as UpdateFilter<T>;
-        const updated = await col.findOneAndUpdate(
-          { _id: change.id, [stateField]: change.from } as Filter<T>,
-          update,
-          { returnDocument: "after" },
-        );
-        doc = updated ?? (await col.findOne(byId(change.id)));
+    transition: (change) =>
+      writes(String(change.id), async (alone) => {
+        if (!(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
+        let doc = (await col.findOne(byId(change.id))) as T | null;
         if (!doc) return null;
-        log.info(
-          { collection: col.collectionName, id: String(change.id), from: change.from, to: change.to },
-          "state changed",
-        );
-      }
-      // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
-      await flushOrDefer(js, col, change.id, log);
-      return doc as T;
-    },
+        if (doc[stateField] === change.from) {
+          const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
+          const events = change.events?.({ ...doc, ...set } as T) ?? [];
+          const update = {
+            $set: set,
+            ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
+          } as unknown as UpdateFilter<T>;
+          // Alone, the state just read is the state updated; the filter stays on _id, which FerretDB
+          // serves from its index (with any other condition it scans the collection).
+          const updated = await col.findOneAndUpdate(
+            (alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }) as Filter<T>,
+            update,
+            { returnDocument: "after" },
+          );
+          doc = (updated as T | null) ?? ((await col.findOne(byId(change.id))) as T | null);
+          if (!doc) return null;
+          log.info(
+            { collection: col.collectionName, id: String(change.id), from: change.from, to: change.to },
+            "state changed",
+          );
+        }
+        // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
+        await flushOrDefer(js, col, change.id, log);
+        return doc;
+      }),
   };
   return store;
 }

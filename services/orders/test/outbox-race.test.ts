@@ -1,0 +1,146 @@
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { Events } from "@ramp/contracts";
+import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import {
+  createClaims,
+  createLogger,
+  createStateStore,
+  ensureStreams,
+  newTraceContext,
+  type OutboxEntry,
+  outboxEntry,
+  type StateStore,
+  type WithOutbox,
+} from "@ramp/runtime";
+import { type Db, MongoClient, ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+type State = "NEW" | "SENT" | "DONE";
+interface Doc extends WithOutbox {
+  _id: string;
+  status: State;
+}
+
+let nats: TestNats;
+let replicaA: NatsConnection;
+let replicaB: NatsConnection;
+let observer: NatsConnection;
+let mongo: MongoClient;
+let db: Db;
+const log = createLogger("test", "silent");
+
+beforeAll(async () => {
+  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  // Payout results are what the entries carry, so both "replicas" connect as their publisher.
+  replicaA = await nats.connectAs("banking");
+  replicaB = await nats.connectAs("banking");
+  observer = await nats.connectObserver();
+  await ensureStreams(replicaA);
+  mongo = await MongoClient.connect(inject("mongoUrl"));
+  db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_outbox_race`);
+});
+afterAll(async () => {
+  await replicaA?.close();
+  await replicaB?.close();
+  await observer?.close();
+  await mongo?.close();
+  await nats?.stop();
+});
+
+const events = (id: string, step: string, count: number) => (): OutboxEntry[] =>
+  Array.from({ length: count }, (_, i) =>
+    outboxEntry(
+      Events.payoutResult,
+      { orderId: `${id}:${step}:${i}`, status: "COMPLETED", reference: id, reason: null },
+      `${id}:${step}:${i}`,
+      newTraceContext(),
+    ),
+  );
+
+function store(nc: NatsConnection): StateStore<Doc, State> {
+  return createStateStore<Doc, State>({
+    collection: db.collection<Doc>("race"),
+    stateField: "status",
+    claims: createClaims(db),
+    js: jetstream(nc),
+    log,
+  });
+}
+
+/** A handler that throws is run again, as JetStream redelivers an unacknowledged message. */
+async function redelivered<T>(handle: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle();
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+describe("a state change racing the removal of the previous change's events", () => {
+  /**
+   * What a payout does: one replica moves an order and publishes its events; the event makes another
+   * service answer at once, and the answer moves the same order again — in another replica, while the
+   * first is still removing the entries it published. On a database whose updates rewrite the whole
+   * document (FerretDB), that removal used to overwrite the second change: the order stayed behind.
+   */
+  it("is never lost, whichever replica handles the reaction", async () => {
+    const a = store(replicaA);
+    const b = store(replicaB);
+    // Each replica sweeps what a failed flush left, as the services do.
+    const sweepers = [a, b].map((s) => s.startSweeper({ intervalMs: 200, graceMs: 500 }));
+    const ids = Array.from({ length: 80 }, (_, i) => `r${i}`);
+    const reacted: Promise<unknown>[] = [];
+    // The reaction reads the event from the stream, as the answering service does.
+    const consumer = await jetstream(observer).consumers.get("RAMP_EVENTS", {
+      filter_subjects: [Events.payoutResult.subject],
+    });
+    const messages = await consumer.consume();
+    const reacting = (async () => {
+      for await (const msg of messages) {
+        const [id, step, index] = (msg.json() as { orderId: string }).orderId.split(":");
+        if (!id?.startsWith("r") || step !== "sent" || index !== "0") continue;
+        // The reaction goes to either replica, as a JetStream consumer would spread it.
+        const handler = Number(id.slice(1)) % 2 ? a : b;
+        reacted.push(
+          redelivered(() =>
+            handler.transition({
+              id,
+              from: "SENT",
+              to: "DONE",
+              cause: "answer",
+              events: events(id, "done", 1),
+            }),
+          ),
+        );
+      }
+    })();
+    for (const id of ids) await a.insert({ _id: id, status: "NEW", outbox: [] });
+    await Promise.all(
+      ids.map((id) =>
+        redelivered(() =>
+          a.transition({ id, from: "NEW", to: "SENT", cause: "send", events: events(id, "sent", 3) }),
+        ),
+      ),
+    );
+    await eventually(async () => (reacted.length === ids.length ? true : undefined), 120_000, 50);
+    await Promise.all(reacted);
+    await messages.close();
+    await reacting;
+    await eventually(
+      async () =>
+        (await db.collection<Doc>("race").countDocuments({ "outbox.0": { $exists: true } })) === 0 ||
+        undefined,
+      60_000,
+      200,
+    ).catch(() => undefined);
+    await Promise.all(sweepers.map((s) => s.stop()));
+    const docs = await db.collection<Doc>("race").find({}).toArray();
+    const behind = docs.filter((d) => d.status !== "DONE").map((d) => d._id);
+    expect(behind).toEqual([]);
+    expect(docs.filter((d) => d.outbox.length > 0).map((d) => d._id)).toEqual([]);
+  }, 240_000);
+});
