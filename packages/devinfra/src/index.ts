@@ -2,4 +2,5 @@ export * from "./binaries.ts";
 export * from "./infra.ts";
 export * from "./nats-auth.ts";
 export * from "./nats-cluster.ts";
+export * from "./postgres.ts";
 export * from "./processes.ts";

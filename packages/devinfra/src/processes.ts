@@ -57,9 +57,19 @@ export interface LaunchOptions {
   detached?: boolean;
 }
 
-export function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
+export function launch(
+  bin: string,
+  args: string[],
+  logFile: string,
+  opts: LaunchOptions = {},
+  env: Record<string, string> = {},
+): ChildProcess {
   const out = openSync(logFile, "a");
-  return spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
+  return spawn(bin, args, {
+    stdio: ["ignore", out, out],
+    detached: opts.detached ?? false,
+    env: { ...process.env, ...env },
+  });
 }
 
 export function stopper(child: ChildProcess) {
@@ -111,20 +121,27 @@ export async function startNats(
   return { url: `nats://127.0.0.1:${p}`, port: p, child, stop: stopper(child) };
 }
 
+export interface FerretOptions extends LaunchOptions {
+  /** Store in this PostgreSQL database (its URL carries a password, so it goes through the environment); else SQLite files. */
+  postgresqlUrl?: string;
+}
+
 export async function startFerret(
   bin: string,
   dataDir: string,
   port?: number,
-  opts?: LaunchOptions,
+  opts: FerretOptions = {},
 ): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `ferretdb-${p}`);
   mkdirSync(dir, { recursive: true });
+  const backend: { args: string[]; env: Record<string, string> } = opts.postgresqlUrl
+    ? { args: ["--handler=postgresql"], env: { FERRETDB_POSTGRESQL_URL: opts.postgresqlUrl } }
+    : { args: ["--handler=sqlite", `--sqlite-url=file:${dir}/`], env: {} };
   const child = launch(
     bin,
     [
-      "--handler=sqlite",
-      `--sqlite-url=file:${dir}/`,
+      ...backend.args,
       `--state-dir=${dir}`,
       `--listen-addr=127.0.0.1:${p}`,
       // Nothing may call the internet: no telemetry beacon, no debug listener.
@@ -134,6 +151,7 @@ export async function startFerret(
     ],
     join(dataDir, `ferretdb-${p}.log`),
     opts,
+    backend.env,
   );
   await waitForPort(p);
   return { url: `mongodb://127.0.0.1:${p}/`, port: p, child, stop: stopper(child) };
