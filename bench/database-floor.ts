@@ -1,25 +1,22 @@
 /**
  * The database's own ceiling, to read the other benchmarks against: single-document inserts and
  * updates per second on the MongoDB-wire database the services would use (MONGODB_URI, else the local
- * one the bootstrap picks — FerretDB/SQLite on a machine without mongod). Bounded: 3 × BENCH_DB_OPS (300).
+ * one the bootstrap picks — FerretDB on RAMP_LOCAL_DB's backend on a machine without mongod). Bounded:
+ * 3 × BENCH_DB_OPS (300).
  *
  *   pnpm exec tsx bench/database-floor.ts
+ *   RAMP_LOCAL_DB=postgresql pnpm exec tsx bench/database-floor.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureFerretDb, findMongod, startFerret, startMongod, TOOLS_DIR } from "@ramp/devinfra";
+import { startLocalDatabase } from "@ramp/devinfra";
 import { MongoClient } from "mongodb";
 import { envNumber, report } from "./support/report.ts";
 
 const OPS = envNumber("BENCH_DB_OPS", 300);
 const dir = mkdtempSync(join(tmpdir(), "ramp-dbfloor-"));
-const mongod = findMongod();
-const local = process.env.MONGODB_URI
-  ? undefined
-  : mongod
-    ? await startMongod(mongod, dir)
-    : await startFerret(ensureFerretDb(TOOLS_DIR), dir);
+const local = process.env.MONGODB_URI ? undefined : await startLocalDatabase(dir);
 const url = process.env.MONGODB_URI ?? local?.url ?? "";
 const client = await MongoClient.connect(url);
 try {
@@ -32,9 +29,7 @@ try {
     process.stdout.write(`${what}: ${perSecond.toFixed(0)}/s\n`);
     report({ key, label: `database ${what}`, value: perSecond, unit: "ops/s" });
   };
-  process.stdout.write(
-    `database: ${mongod && !process.env.MONGODB_URI ? "mongod" : process.env.MONGODB_URI ? url : "FerretDB (SQLite)"}\n`,
-  );
+  process.stdout.write(`database: ${local?.kind ?? url}\n`);
   await rate("insertOne, one at a time", "db-insert-serial", async () => {
     for (let i = 0; i < OPS; i++) await col.insertOne({ i });
   });

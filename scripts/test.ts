@@ -1,7 +1,7 @@
 // `npm test`: typecheck → lint → every test, the order CI runs them in.
 
 import { spawnSync } from "node:child_process";
-import { ensureFerretDb, ensureNatsServer, findMongod, TOOLS_DIR } from "@ramp/devinfra";
+import { ensureFerretDb, ensureNatsServer, ensurePostgres, TOOLS_DIR } from "@ramp/devinfra";
 
 function step(name: string, cmd: string, args: string[]) {
   const started = Date.now();
@@ -14,8 +14,11 @@ function step(name: string, cmd: string, args: string[]) {
 }
 
 // Install the infrastructure binaries up front, so a missing toolchain fails here with a clear message.
+// FerretDB and PostgreSQL whatever the run's database is: e2e/local-database-postgres.test.ts starts
+// FerretDB on PostgreSQL (the RAMP_LOCAL_DB=postgresql path) even when MONGODB_URI or mongod serves the rest.
 ensureNatsServer(TOOLS_DIR);
-if (!process.env.MONGODB_URI && !findMongod()) ensureFerretDb(TOOLS_DIR);
+ensureFerretDb(TOOLS_DIR);
+ensurePostgres();
 
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);
 step("typecheck (root scripts)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json"]);

@@ -3,13 +3,10 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import {
   DATA_DIR,
-  ensureFerretDb,
   ensureNatsServer,
-  findMongod,
   markInUse,
   removeStaleRuns,
-  startFerret,
-  startMongod,
+  startLocalDatabase,
   TOOLS_DIR,
 } from "@ramp/devinfra";
 import type {} from "@ramp/devinfra/testing";
@@ -27,7 +24,8 @@ function dockerAnswers(): boolean {
 
 /**
  * One database for the whole run (each test file uses its own database names):
- * MONGODB_URI from the environment → testcontainers when Docker answers → local mongod/FerretDB.
+ * MONGODB_URI from the environment → testcontainers when Docker answers → local mongod, else FerretDB
+ * on RAMP_LOCAL_DB's backend.
  * NATS is a local nats-server started per test file from `natsBin`, so subjects never cross between
  * files, and configured as deployments are (one user per service, no anonymous access): a test never
  * runs with more NATS rights than the service it stands for, so NATS_URL is not honoured here.
@@ -50,10 +48,7 @@ export async function setup(project: TestProject) {
     mongoUrl = `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/`;
   }
   if (!mongoUrl) {
-    const mongod = findMongod();
-    const db = mongod
-      ? await startMongod(mongod, dataDir)
-      : await startFerret(ensureFerretDb(TOOLS_DIR), dataDir);
+    const db = await startLocalDatabase(dataDir);
     stops.push(() => db.stop());
     mongoUrl = db.url;
   }

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
 import { createNatsCredentials, type NatsCredentials, natsNkeyEnv, natsSeedEnv } from "./nats-auth.ts";
+import { ensurePostgres, type PostgresServer, startPostgres } from "./postgres.ts";
 import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
@@ -33,16 +34,67 @@ function dockerAnswers(): boolean {
   return r.status === 0 && r.stdout.trim().length > 0;
 }
 
-/** A local MongoDB-wire database under `dataDir`: mongod when installed, else FerretDB (built if missing). */
+/** What FerretDB stores into when it is the local database: RAMP_LOCAL_DB, `sqlite` unless set. */
+export const LOCAL_DB_BACKENDS = ["sqlite", "postgresql"] as const;
+export type LocalDbBackend = (typeof LOCAL_DB_BACKENDS)[number];
+
+export function localDbBackend(env: Record<string, string | undefined> = process.env): LocalDbBackend {
+  const v = env.RAMP_LOCAL_DB || "sqlite";
+  const backend = LOCAL_DB_BACKENDS.find((b) => b === v);
+  if (!backend) throw new Error(`RAMP_LOCAL_DB must be one of ${LOCAL_DB_BACKENDS.join(", ")}, not "${v}"`);
+  return backend;
+}
+
+export interface LocalDatabase extends RunningProcess {
+  /** What answers at `url`, for logs and benchmark labels. */
+  kind: "mongod" | `FerretDB (${LocalDbBackend})`;
+}
+
+/**
+ * A local MongoDB-wire database under `dataDir`: mongod when installed, else FerretDB (built if
+ * missing) on the backend RAMP_LOCAL_DB names — SQLite files, or a private PostgreSQL cluster started
+ * (and stopped) with it.
+ */
 export async function startLocalDatabase(
   dataDir: string,
   port?: number,
   launch: LaunchOptions = {},
-): Promise<RunningProcess> {
+  env: Record<string, string | undefined> = process.env,
+): Promise<LocalDatabase> {
+  const backend = localDbBackend(env);
   const mongod = findMongod();
-  return mongod
-    ? startMongod(mongod, dataDir, port, launch)
-    : startFerret(ensureFerretDb(TOOLS_DIR), dataDir, port, launch);
+  if (mongod) return { ...(await startMongod(mongod, dataDir, port, launch)), kind: "mongod" };
+  const ferretdb = ensureFerretDb(TOOLS_DIR);
+  if (backend === "sqlite") {
+    return { ...(await startFerret(ferretdb, dataDir, port, launch)), kind: "FerretDB (sqlite)" };
+  }
+  return startFerretOnPostgres(ferretdb, ensurePostgres(), dataDir, port, launch);
+}
+
+/** FerretDB storing into a private PostgreSQL cluster of its own; `stop` stops both, FerretDB first. */
+export async function startFerretOnPostgres(
+  ferretdb: string,
+  postgresBinDir: string,
+  dataDir: string,
+  port?: number,
+  launch: LaunchOptions = {},
+): Promise<LocalDatabase & { postgres: PostgresServer }> {
+  const pg = await startPostgres(postgresBinDir, dataDir, undefined, launch);
+  try {
+    const ferret = await startFerret(ferretdb, dataDir, port, { ...launch, postgresqlUrl: pg.url });
+    return {
+      ...ferret,
+      kind: "FerretDB (postgresql)",
+      postgres: pg,
+      async stop() {
+        await ferret.stop();
+        await pg.stop();
+      },
+    };
+  } catch (err) {
+    await pg.stop();
+    throw err;
+  }
 }
 
 export interface InfraOptions extends LaunchOptions {
@@ -94,7 +146,7 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
     credentials,
     ...launch,
   });
-  const db = await startLocalDatabase(dataDir, opts.mongoPort, launch);
+  const db = await startLocalDatabase(dataDir, opts.mongoPort, launch, env);
   return {
     natsUrl: nats.url,
     mongoUrl: db.url,

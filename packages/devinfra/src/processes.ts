@@ -59,9 +59,19 @@ export interface LaunchOptions {
 }
 
 /** Runs a server whose folder is `logFile` without `.log`, and marks that folder as used by it and us. */
-export function launch(bin: string, args: string[], logFile: string, opts: LaunchOptions = {}): ChildProcess {
+export function launch(
+  bin: string,
+  args: string[],
+  logFile: string,
+  opts: LaunchOptions = {},
+  env: Record<string, string> = {},
+): ChildProcess {
   const out = openSync(logFile, "a");
-  const child = spawn(bin, args, { stdio: ["ignore", out, out], detached: opts.detached ?? false });
+  const child = spawn(bin, args, {
+    stdio: ["ignore", out, out],
+    detached: opts.detached ?? false,
+    env: { ...process.env, ...env },
+  });
   markInUse(logFile.replace(/\.log$/, ""), [process.pid, child.pid]);
   return child;
 }
@@ -115,20 +125,27 @@ export async function startNats(
   return { url: `nats://127.0.0.1:${p}`, port: p, child, stop: stopper(child) };
 }
 
+export interface FerretOptions extends LaunchOptions {
+  /** Store in this PostgreSQL database (its URL carries a password, so it goes through the environment); else SQLite files. */
+  postgresqlUrl?: string;
+}
+
 export async function startFerret(
   bin: string,
   dataDir: string,
   port?: number,
-  opts?: LaunchOptions,
+  opts: FerretOptions = {},
 ): Promise<RunningProcess> {
   const p = port ?? (await freePort());
   const dir = join(dataDir, `ferretdb-${p}`);
   mkdirSync(dir, { recursive: true });
+  const backend: { args: string[]; env: Record<string, string> } = opts.postgresqlUrl
+    ? { args: ["--handler=postgresql"], env: { FERRETDB_POSTGRESQL_URL: opts.postgresqlUrl } }
+    : { args: ["--handler=sqlite", `--sqlite-url=file:${dir}/`], env: {} };
   const child = launch(
     bin,
     [
-      "--handler=sqlite",
-      `--sqlite-url=file:${dir}/`,
+      ...backend.args,
       `--state-dir=${dir}`,
       `--listen-addr=127.0.0.1:${p}`,
       // Nothing may call the internet: no telemetry beacon, no debug listener.
@@ -138,6 +155,7 @@ export async function startFerret(
     ],
     join(dataDir, `ferretdb-${p}.log`),
     opts,
+    backend.env,
   );
   await waitForPort(p);
   return { url: `mongodb://127.0.0.1:${p}/`, port: p, child, stop: stopper(child) };

@@ -1,0 +1,170 @@
+import { type ChildProcess, execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, type LaunchOptions, launch } from "./processes.ts";
+
+/** Where Debian's `postgresql` package puts each major version's server binaries. */
+const DEBIAN_PG_ROOT = "/usr/lib/postgresql";
+/** PostgreSQL refuses to run as root; as root the cluster runs as the system user the Debian package creates. */
+const SYSTEM_USER = "postgres";
+const DB_USER = "ramp";
+
+function log(msg: string) {
+  process.stderr.write(`[devinfra] ${msg}\n`);
+}
+
+/** The folder holding `initdb` and `postgres`: the newest /usr/lib/postgresql/<major>/bin, else where PATH has them. */
+export function findPostgres(): string | undefined {
+  if (existsSync(DEBIAN_PG_ROOT)) {
+    const majors = readdirSync(DEBIAN_PG_ROOT)
+      .filter((v) => /^\d+$/.test(v) && existsSync(join(DEBIAN_PG_ROOT, v, "bin", "initdb")))
+      .sort((a, b) => Number(b) - Number(a));
+    if (majors[0]) return join(DEBIAN_PG_ROOT, majors[0], "bin");
+  }
+  const r = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" });
+  const initdb = r.stdout.trim();
+  return r.status === 0 && initdb ? initdb.slice(0, initdb.lastIndexOf("/")) : undefined;
+}
+
+/**
+ * The PostgreSQL binaries, installed with Debian's package manager when missing and this process may
+ * (root with apt-get); otherwise an error that says what to install. Called before tests and at start-up
+ * only when the PostgreSQL backend is chosen, never from inside a test.
+ */
+export function ensurePostgres(): string {
+  const found = findPostgres();
+  if (found) return found;
+  const canInstall = process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;
+  if (!canInstall) {
+    throw new Error(
+      "PostgreSQL is not installed: install Debian's `postgresql` package (or put initdb and postgres on PATH), or use RAMP_LOCAL_DB=sqlite",
+    );
+  }
+  log("installing Debian's postgresql package (once only)");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const stdio = ["ignore", process.stderr, "inherit"] as const;
+  execFileSync("apt-get", ["update", "-q"], { env, stdio: [...stdio] });
+  execFileSync("apt-get", ["install", "-y", "-q", "--no-install-recommends", "postgresql"], {
+    env,
+    stdio: [...stdio],
+  });
+  const installed = findPostgres();
+  if (!installed)
+    throw new Error("apt-get installed postgresql but no initdb was found under /usr/lib/postgresql");
+  return installed;
+}
+
+function systemUserIds(): { uid: number; gid: number } {
+  const id = (flag: string) => spawnSync("id", [flag, SYSTEM_USER], { encoding: "utf8" });
+  const [u, g] = [id("-u"), id("-g")];
+  if (u.status !== 0 || g.status !== 0) {
+    throw new Error(`PostgreSQL cannot run as root and there is no "${SYSTEM_USER}" user to run it as`);
+  }
+  return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
+}
+
+export interface PostgresServer {
+  /** A libpq URL with the generated password: hand it on through the environment, never a command line. */
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * A private PostgreSQL cluster on 127.0.0.1 (no unix socket), made fresh by initdb on each start, with
+ * one password-protected superuser: its port is reachable by every local user, so it is not left open
+ * the way a `trust` cluster would be. Run as the current user; as root (which PostgreSQL refuses) as the
+ * `postgres` user, in a folder of its own under the system temp folder (the data folder may sit under a
+ * home only root can enter), removed on stop.
+ */
+export async function startPostgres(
+  binDir: string,
+  dataDir: string,
+  port?: number,
+  opts: LaunchOptions = {},
+): Promise<PostgresServer> {
+  const p = port ?? (await freePort());
+  const asRoot = process.getuid?.() === 0;
+  const owner = asRoot ? systemUserIds() : undefined;
+  const base = asRoot ? mkdtempSync(join(tmpdir(), `ramp-postgres-${p}-`)) : join(dataDir, `postgres-${p}`);
+  mkdirSync(base, { recursive: true });
+  const pgdata = join(base, "data");
+  const pwfile = join(base, "password");
+  const password = randomBytes(18).toString("base64url");
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  // setpriv replaces itself with the command, so the pid we hold (and signal) is the server's own.
+  const asOwner = (bin: string, args: string[]): [string, string[]] =>
+    owner
+      ? ["setpriv", [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--", bin, ...args]]
+      : [bin, args];
+  if (owner) {
+    chownSync(base, owner.uid, owner.gid);
+    chownSync(pwfile, owner.uid, owner.gid);
+  }
+  const [initBin, initArgs] = asOwner(join(binDir, "initdb"), [
+    `--pgdata=${pgdata}`,
+    `--username=${DB_USER}`,
+    `--pwfile=${pwfile}`,
+    "--auth=scram-sha-256",
+    "--encoding=UTF8",
+    "--locale=C",
+    // A throwaway cluster: flushing initdb's files to disk would only slow every start.
+    "--no-sync",
+  ]);
+  const init = spawnSync(initBin, initArgs, { cwd: base, encoding: "utf8" });
+  rmSync(pwfile, { force: true });
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout || init.error}`);
+  const [serverBin, serverArgs] = asOwner(join(binDir, "postgres"), [
+    "-D",
+    pgdata,
+    "-p",
+    String(p),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    // Each start makes a new cluster, so waiting for the disk on every commit protects nothing that is
+    // kept; an OS crash can lose the last commits, never corrupt the cluster.
+    "-c",
+    "synchronous_commit=off",
+  ]);
+  const logFile = join(dataDir, `postgres-${p}.log`);
+  const child = launch(serverBin, serverArgs, logFile, opts);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        if (asRoot) rmSync(base, { recursive: true, force: true });
+        resolve();
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once("exit", done);
+      // SIGINT is PostgreSQL's fast shutdown: SIGTERM would wait for every client to disconnect.
+      child.kill("SIGINT");
+      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+    });
+  try {
+    await waitForPostgres(binDir, p, child, logFile);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const url = `postgres://${DB_USER}:${password}@127.0.0.1:${p}/postgres`;
+  return { url, port: p, child, stop };
+}
+
+/** Accepting connections, not only listening: while it recovers or starts up PostgreSQL refuses them. */
+async function waitForPostgres(binDir: string, port: number, child: ChildProcess, logFile: string) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`postgres exited while starting (see ${logFile})`);
+    }
+    const ready = spawnSync(join(binDir, "pg_isready"), ["-q", "-h", "127.0.0.1", "-p", String(port)]);
+    if (ready.status === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within 60 s (see ${logFile})`);
+}
