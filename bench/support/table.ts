@@ -10,6 +10,8 @@ const PAIRS: ReadonlyArray<{ figure: string; floor: string }> = [
   { figure: "webhook-deliveries-beside-slow", floor: "webhook-deliveries" },
   // What matching and decoding cost on top of fetching the same logs from the node.
   { figure: "evm-transfer-logs", floor: "evm-getlogs-floor" },
+  // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
+  { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
 ];
 
 export interface BenchRow {
@@ -27,7 +29,9 @@ export interface BenchTable {
 const fmt = (f: BenchFigure | undefined) => {
   if (!f || !Number.isFinite(f.value)) return "—";
   const latency = f.p99Ms !== undefined && Number.isFinite(f.p99Ms) ? `, p99 ${f.p99Ms.toFixed(1)} ms` : "";
-  return `${Math.round(f.value).toLocaleString("en-US")} ${f.unit}${latency}`;
+  // Sub-10 values (a floor's latency in ms) would round to nothing without their decimals.
+  const digits = Math.abs(f.value) < 10 ? 2 : 0;
+  return `${f.value.toLocaleString("en-US", { maximumFractionDigits: digits })} ${f.unit}${latency}`;
 };
 
 export function buildTable(figures: BenchFigure[]): BenchTable {
