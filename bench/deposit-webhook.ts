@@ -18,8 +18,8 @@
  *
  *   npm run bench:deposit-webhook
  *   BENCH_DEPOSIT_RATE=50 BENCH_DURATION_S=5 npm run bench:deposit-webhook
- *   BENCH_PROFILE=orders npm run bench:deposit-webhook      (that service runs under node --cpu-prof;
- *                                                           the .cpuprofile lands in the printed folder)
+ *   BENCH_PROFILE=orders,chain-watcher npm run bench:deposit-webhook   (those run under node --cpu-prof;
+ *                                                           their .cpuprofile files land in the printed folder)
  *
  * MONGODB_URI is honoured; otherwise a local mongod (or FerretDB) is started.
  */
@@ -44,9 +44,11 @@ const TIMEOUT_S = envNumber("BENCH_TIMEOUT_S", 120);
 const GOAL = { p50Ms: 50, p99Ms: 250 };
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const DEPOSITS = Math.max(1, Math.round(RATE * DURATION_S));
-const PROFILED = process.env.BENCH_PROFILE;
-if (PROFILED !== undefined && !(SERVICE_NAMES as readonly string[]).includes(PROFILED))
-  throw new Error(`BENCH_PROFILE must be one of ${SERVICE_NAMES.join(", ")}`);
+/** Services to run under `node --cpu-prof`, comma-separated. */
+const PROFILED = (process.env.BENCH_PROFILE ?? "").split(",").filter((s) => s !== "");
+for (const name of PROFILED)
+  if (!(SERVICE_NAMES as readonly string[]).includes(name))
+    throw new Error(`BENCH_PROFILE takes names among ${SERVICE_NAMES.join(", ")}`);
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) =>
@@ -151,11 +153,9 @@ async function main() {
     // Rate limit lifted: this measures the system, not the limiter.
     gateway: { RATE_LIMIT_PER_SECOND: "0" },
   };
-  if (PROFILED)
-    serviceEnv[PROFILED as ServiceName] = {
-      ...serviceEnv[PROFILED as ServiceName],
-      NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}`,
-    };
+  const nodeArgs = Object.fromEntries(
+    PROFILED.map((name) => [name, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`]]),
+  );
   const stack = await startProcessStack({
     mongoUrl: process.env.MONGODB_URI ?? db?.url ?? "",
     natsBin: ensureNatsServer(TOOLS_DIR),
@@ -163,6 +163,7 @@ async function main() {
     adminToken: ADMIN_TOKEN,
     logLevel: "warn",
     serviceEnv,
+    nodeArgs,
   });
   console.log(`services up (logs in ${stack.runDir})`);
   const base = stack.gatewayUrl;
@@ -282,9 +283,9 @@ async function main() {
   hook.close();
   await db?.stop();
   const failed = missing + refused + hook.rejected() + floor.errors > 0;
-  if (PROFILED) console.log(`profile of ${PROFILED}: ${profileDir}`);
+  if (PROFILED.length > 0) console.log(`profiles of ${PROFILED.join(", ")}: ${profileDir}`);
   if (failed) console.log(`service logs kept in ${stack.runDir}`);
-  if (!PROFILED && !failed) rmSync(dataDir, { recursive: true, force: true });
+  if (PROFILED.length === 0 && !failed) rmSync(dataDir, { recursive: true, force: true });
   process.exit(failed ? 1 : 0);
 }
 
