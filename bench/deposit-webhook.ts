@@ -210,6 +210,8 @@ async function main() {
   );
 
   const sentAt = new Map<string, number>();
+  /** When each deposit's 202 came back: splits the path into "recorded" and "event → webhook". */
+  const acceptedIn: number[] = [];
   let refused = 0;
   const reasons = new Map<string, number>();
   const refuse = (why: string) => {
@@ -229,6 +231,7 @@ async function main() {
       }).then(
         async (res) => {
           const text = await res.text();
+          if (res.status === 202) acceptedIn.push(performance.now() - (sentAt.get(id) ?? 0));
           if (res.status !== 202) refuse(`${res.status} ${text.slice(0, 120)}`);
         },
         (err: unknown) => refuse(String(err)),
@@ -257,6 +260,10 @@ async function main() {
       `${missing} PROCESSING webhooks missing, ${hook.rejected()} deliveries failed verification`,
   );
   for (const [why, n] of reasons) console.log(`  refused ${n}×: ${why}`);
+  acceptedIn.sort((a, b) => a - b);
+  console.log(
+    `deposit request → 202 (chain-watcher stored it): p50 ${pct(acceptedIn, 0.5).toFixed(1)} ms, p99 ${pct(acceptedIn, 0.99).toFixed(1)} ms`,
+  );
   console.log(
     `deposit → signed PROCESSING webhook: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? Number.NaN).toFixed(1)} ms ` +
       `(goal p50 ≤ ${GOAL.p50Ms} ms, p99 ≤ ${GOAL.p99Ms} ms: ${meets ? "met" : "MISSED"}); ` +
