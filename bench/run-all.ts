@@ -27,6 +27,7 @@ const SCRIPTS = [
   "webhook-dispatch.ts",
   "order-creation.ts",
   "evm-logs.ts",
+  "deposit-webhook.ts",
 ];
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** Startup of local NATS and database plus the measured time, with room; past it a script is killed. */

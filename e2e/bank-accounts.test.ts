@@ -1,5 +1,13 @@
-import { BankAccountDto, BankDto, isChainAddress, Rpc } from "@ramp/contracts";
-import { callRpc } from "@ramp/runtime";
+import {
+  BankAccountDto,
+  BankDto,
+  Consumers,
+  DepositObserved,
+  Events,
+  isChainAddress,
+  Rpc,
+} from "@ramp/contracts";
+import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
@@ -145,5 +153,74 @@ describe("USDC landing on a bank account's address", () => {
       currency: "NGN",
     });
     expect((await stack.client(b.apiKey).get(`/pub/v2/transaction/${done.id}`)).status).toBe(404);
+  });
+
+  /** Registers an account and sends it `amount` USDC through chain-watcher's observation path. */
+  async function depositToNewAccount(accountNumber: string, amount: string) {
+    const reg = await stack
+      .client(a.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000017", accountNumber });
+    const nc = await stack.connectAs("orders");
+    const { reference } = await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "SOLANA",
+      address: reg.body.address,
+      mint: SOL_USDC,
+      amount,
+    });
+    await nc.close();
+    return { address: reg.body.address as string, reference };
+  }
+  const completed = (id: string) =>
+    eventually(async () => {
+      const r = await stack.client(a.apiKey).get(`/pub/v2/transaction/${id}`);
+      return r.body.status === "COMPLETED" ? r.body : undefined;
+    });
+
+  it("is paid out while chain-watcher is down: the event carries what orders needs of the token", async () => {
+    await stack.setRate("NGN", 1650, 1600);
+    // Orders is away while the deposit is observed, and chain-watcher is gone before orders handles it.
+    await stack.stop("orders");
+    let address: string;
+    try {
+      ({ address } = await depositToNewAccount("4444444444", "10"));
+      await stack.stop("chain-watcher");
+      await stack.start("orders");
+      const orders = (await stack.db("orders")).collection("orders");
+      const order = await eventually(async () => (await orders.findOne({ address })) ?? undefined);
+      const done = await completed(order._id.toHexString());
+      expect(done).toMatchObject({ transactionType: "OFF_RAMP", amount: 10, fiatAmount: 16000 });
+    } finally {
+      await stack.start("orders");
+      await stack.start("chain-watcher");
+    }
+  });
+
+  it("a redelivered deposit event opens no second order and credits nothing twice", async () => {
+    await stack.setRate("NGN", 1650, 1600);
+    const { address, reference } = await depositToNewAccount("6666666666", "7");
+    const orders = (await stack.db("orders")).collection("orders");
+    const order = await eventually(async () => (await orders.findOne({ address })) ?? undefined);
+    await completed(order._id.toHexString());
+    // The same event again under another message id, as a republish after a lost acknowledgement would.
+    const stored = await (await stack.db("chain-watcher"))
+      .collection("deposits")
+      .findOne({ txId: reference });
+    const ev = DepositObserved.parse(stored);
+    const nc = await stack.connectAs("chain-watcher");
+    const { js } = await ensureStreams(nc);
+    const { duplicate } = await publish(js, Events.depositObserved, ev, `again:${reference}`);
+    await nc.close();
+    expect(duplicate).toBe(false);
+    // Orders has handled it once its consumer has nothing pending or unacknowledged.
+    const ordersNc = await stack.connectAs("orders");
+    const { jsm } = await ensureStreams(ordersNc);
+    const { contract, durable } = Consumers.ordersChainDeposits;
+    await eventually(async () => {
+      const info = await jsm.consumers.info(contract.stream, durable);
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+    });
+    await ordersNc.close();
+    expect(await orders.countDocuments({ address })).toBe(1);
+    expect(await stack.fundsRecorded(order._id.toHexString())).toBe(1);
   });
 });

@@ -40,6 +40,7 @@ const forged = (tx: TransactionDto): DepositObserved => ({
   sender: EVM_RECIPIENT,
   purpose: "offramp",
   ref: tx.id,
+  token: { decimals: 6, stablecoin: true, usdPrice: "1" },
 });
 
 async function publishAs(service: ServiceName, ev: DepositObserved): Promise<void> {

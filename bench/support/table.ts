@@ -19,6 +19,8 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "onramp-db-writes" },
   { figure: "offramp-db-writes-keyed" },
   { figure: "onramp-db-writes-keyed" },
+  // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
+  { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
 ];
 
 export interface BenchRow {

@@ -28,6 +28,8 @@ export interface ProcessStackOptions {
   logLevel?: string;
   env?: Env;
   serviceEnv?: Partial<Record<ServiceName, Env>>;
+  /** Extra node flags per service (`--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeArgs?: Partial<Record<ServiceName, string[]>>;
   /** Processes of every service (default 1); each gateway replica listens on a port of its own. */
   replicas?: number;
   /** nats-server nodes (default 1); more form a JetStream cluster and streams get 3 replicas. */
@@ -116,7 +118,12 @@ export async function startProcessStack(opts: ProcessStackOptions) {
         managedProcess({
           name: instance(name, i),
           command: process.execPath,
-          args: ["--import", "tsx", join("services", name, "src", "main.ts")],
+          args: [
+            ...(opts.nodeArgs?.[name] ?? []),
+            "--import",
+            "tsx",
+            join("services", name, "src", "main.ts"),
+          ],
           cwd: REPO_ROOT,
           env: () => serviceEnv(name, i),
           logFile: logFile(name, i),

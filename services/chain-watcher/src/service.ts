@@ -1,4 +1,4 @@
-import { Consumers, LeaseBuckets, Rpc } from "@ramp/contracts";
+import { type Chain, Consumers, LeaseBuckets, Rpc } from "@ramp/contracts";
 import { bootService, consume, createClaims, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
@@ -9,7 +9,7 @@ import { createDepositStore } from "./deposits/deposit-store.ts";
 import { createSandboxDeposit } from "./sandbox-deposit.ts";
 import { createSandboxSwapProvider } from "./swaps/swap-provider.ts";
 import { createPriceFeed, parsePriceTable } from "./tokens/price-feed.ts";
-import { createTokenInfo, isSettlementStablecoin } from "./tokens/token-info.ts";
+import { createDescribeToken, createTokenInfo, isSettlementStablecoin } from "./tokens/token-info.ts";
 import { createSendLock } from "./transfers/send-lock.ts";
 import { createSenders } from "./transfers/senders.ts";
 import { createTransferExecutor } from "./transfers/transfer-executor.ts";
@@ -30,16 +30,21 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
     const allocations = createAllocationStore(db);
     const claims = createClaims(db);
-    const deposits = createDepositStore(db, js, log);
+    const swaps =
+      (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
+        ? createSandboxSwapProvider(prices)
+        : undefined;
+    const tokens = {
+      settings: (chain: Chain) => settings[chain],
+      adapter: (chain: Chain) => registry.adapter(chain),
+      swaps,
+    };
+    const deposits = createDepositStore(db, js, log, createDescribeToken(tokens));
     const transfers = createTransferStore(db, js, claims, log);
     const cursors = createCursorStore(db);
     await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
 
     const withSendLock = createSendLock(claims);
-    const swaps =
-      (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
-        ? createSandboxSwapProvider(prices)
-        : undefined;
     const senders = createSenders({
       registry,
       swaps,
@@ -53,12 +58,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       maxAttempts: config.TRANSFER_MAX_ATTEMPTS,
     });
     const allocate = createAllocator(allocations, registry, log);
-    const tokenInfo = createTokenInfo({
-      settings: (chain) => settings[chain],
-      adapter: (chain) => registry.adapter(chain),
-      swaps,
-      solUsdPrice: solUsdPrice(config),
-    });
+    const tokenInfo = createTokenInfo({ ...tokens, solUsdPrice: solUsdPrice(config) });
 
     const parts: Stoppable[] = [{ stop: async () => registry.stop() }];
     parts.push(

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
 
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+const WETH = "0x4200000000000000000000000000000000000006";
 
 let h: Harness;
 beforeAll(async () => {
@@ -101,8 +102,32 @@ describe("sandbox deposits and transfers", () => {
           amount: "12.5",
           purpose: "offramp",
           ref: "dep-1",
+          token: { decimals: 6, stablecoin: true, usdPrice: "1" },
         },
       });
+    } finally {
+      await events.close();
+    }
+  });
+
+  it("describes another token in the event as what it is: not the stablecoin, its own decimals", async () => {
+    const events = await collect(h.observer, Events.depositObserved);
+    try {
+      const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
+        chain: "BASE",
+        purpose: "bank-account",
+        ref: "dep-2",
+        mints: [],
+      });
+      const { reference } = await callRpc(h.nc, Rpc.sandboxChainDeposit, {
+        chain: "BASE",
+        address,
+        mint: WETH,
+        amount: "0.5",
+      });
+      const ev = await eventually(() => events.received.find((e) => e.payload.txId === reference));
+      const info = await callRpc(h.nc, Rpc.tokenInfo, { chain: "BASE", mint: WETH });
+      expect(ev.payload.token).toEqual({ decimals: 18, stablecoin: false, usdPrice: info.usdPrice });
     } finally {
       await events.close();
     }

@@ -64,6 +64,15 @@ export const PayoutResult = z.object({
 });
 export type PayoutResult = z.infer<typeof PayoutResult>;
 
+export const DepositToken = z.object({
+  decimals: z.number().int(),
+  /** Whether it is the chain's settlement stablecoin. */
+  stablecoin: z.boolean(),
+  /** USD per token: 1 for the stablecoin; null when chain-watcher has no price for it. */
+  usdPrice: DecimalString.nullable(),
+});
+export type DepositToken = z.infer<typeof DepositToken>;
+
 export const DepositObserved = z.object({
   chain: Chain,
   txId: z.string(),
@@ -75,6 +84,11 @@ export const DepositObserved = z.object({
   sender: z.string(),
   purpose: AddressPurpose,
   ref: z.string(),
+  /**
+   * What chain-watcher knows of the token as it records the transfer, so a consumer opening an order
+   * from the deposit prices it from the event instead of asking chain-watcher back.
+   */
+  token: DepositToken,
 });
 export type DepositObserved = z.infer<typeof DepositObserved>;
 

@@ -1,5 +1,6 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { type DepositObserved, Events } from "@ramp/contracts";
+import type { Chain, DepositObserved, DepositToken } from "@ramp/contracts";
+import { Events } from "@ramp/contracts";
 import {
   createOutboxCollection,
   currentTrace,
@@ -23,8 +24,11 @@ export const depositMsgId = (d: Pick<DepositObserved, "chain" | "txId" | "index"
 /** Every chain deposit the service sees, each stored once and announced once. */
 export interface DepositStore {
   ensureIndexes(): Promise<void>;
-  /** Stores the deposit with its event and publishes it; `created` is false for a transfer seen before. */
-  record(event: DepositObserved): Promise<{ created: boolean }>;
+  /**
+   * Stores the deposit with its event, the token described, and publishes it; `created` is false for
+   * a transfer seen before.
+   */
+  record(seen: Omit<DepositObserved, "token">): Promise<{ created: boolean }>;
   startSweeper(intervalMs: number): Stoppable;
 }
 
@@ -33,15 +37,22 @@ export interface DepositStore {
  * same insert (unique {chain, txId, index}), then publish. A crash between the two is healed by the
  * sweeper; a second sighting of the same transfer inserts nothing and publishes nothing new.
  */
-export function createDepositStore(db: Db, js: JetStreamClient, log: Logger): DepositStore {
+export function createDepositStore(
+  db: Db,
+  js: JetStreamClient,
+  log: Logger,
+  describeToken: (chain: Chain, mint: string) => Promise<DepositToken>,
+): DepositStore {
   const deposits = db.collection<DepositDoc>("deposits");
   const outbox = createOutboxCollection({ collection: deposits, js, log });
   return {
     async ensureIndexes(): Promise<void> {
       await deposits.createIndex({ chain: 1, txId: 1, index: 1 }, { unique: true });
     },
-    async record(event) {
-      const msgId = depositMsgId(event);
+    async record(seen) {
+      const msgId = depositMsgId(seen);
+      // Decimals come from the adapter's cache (the poll that found the transfer needed them too).
+      const event: DepositObserved = { ...seen, token: await describeToken(seen.chain, seen.mint) };
       const created = await outbox.insert({
         _id: msgId,
         ...event,

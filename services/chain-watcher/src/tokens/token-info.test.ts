@@ -5,7 +5,7 @@ import { SandboxAdapter } from "../chains/sandbox/sandbox-adapter.ts";
 import { loadChainWatcherConfig } from "../config.ts";
 import { createSandboxSwapProvider } from "../swaps/swap-provider.ts";
 import { createPriceFeed, parsePriceTable } from "./price-feed.ts";
-import { createTokenInfo, isSettlementStablecoin } from "./token-info.ts";
+import { createDescribeToken, createTokenInfo, isSettlementStablecoin } from "./token-info.ts";
 
 const env = { NATS_URL: "nats://x", MONGODB_URI: "mongodb://x" };
 const settings = resolveChainSettings(loadChainWatcherConfig(env));
@@ -81,6 +81,24 @@ describe("tokenInfo on the sandbox adapter", () => {
       tokenInfo({ chain: "BASE", mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" }),
     ).rejects.toMatchObject({
       code: "BAD_REQUEST",
+    });
+  });
+});
+
+describe("describeToken, what every deposit event carries", () => {
+  const describeToken = createDescribeToken({
+    settings: (chain) => settings[chain],
+    adapter: (chain: Chain) =>
+      new SandboxAdapter({ chain, derive: () => "", stablecoin: settings[chain].stablecoin }),
+    swaps: undefined,
+  });
+
+  it("describes the stablecoin at 1 USD, and a token nothing prices with a null price rather than failing", async () => {
+    expect(await describeToken("BASE", BASE_USDC)).toEqual({ decimals: 6, stablecoin: true, usdPrice: "1" });
+    expect(await describeToken("BASE", "0x5FbDB2315678afecb367f032d93F642f64180aa3")).toEqual({
+      decimals: 18,
+      stablecoin: false,
+      usdPrice: null,
     });
   });
 });

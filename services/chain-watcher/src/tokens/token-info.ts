@@ -1,6 +1,7 @@
 import {
   badRequest,
   type Chain,
+  type DepositToken,
   isChainAddress,
   isChainMint,
   normalizeAddress,
@@ -34,27 +35,40 @@ export interface TokenInfoDeps {
   solUsdPrice: string;
 }
 
+/**
+ * A token's decimals, whether it is the settlement stablecoin and its USD price (null when nothing
+ * prices it): what tokenInfo answers and what every DepositObserved carries.
+ */
+export function createDescribeToken(deps: Pick<TokenInfoDeps, "settings" | "adapter" | "swaps">) {
+  return async function describeToken(chain: Chain, mint: string): Promise<DepositToken> {
+    const stablecoin = isSettlementStablecoin(deps.settings(chain), mint);
+    const usdPrice = stablecoin ? "1" : (deps.swaps?.quote(chain, mint, "1") ?? null);
+    const decimals = await deps
+      .adapter(chain)
+      .tokenDecimals(mint)
+      .catch((err: unknown) => {
+        if (isError(err, "CALL_EXCEPTION") || isError(err, "BAD_DATA")) {
+          throw badRequest(`mint ${mint} is not a token on ${chain}`);
+        }
+        throw unavailable(`${chain} is unavailable`);
+      });
+    return { decimals, stablecoin, usdPrice };
+  };
+}
+
 export function createTokenInfo(deps: TokenInfoDeps) {
+  const describeToken = createDescribeToken(deps);
   return async function tokenInfo(req: TokenInfoRequest): Promise<TokenInfo> {
     const { chain, mint, recipient, newRecipient } = req;
     if (!isChainMint(chain, mint)) throw badRequest(`mint must be a token address on ${chain}`);
     if (recipient !== undefined && !isChainAddress(chain, recipient)) {
       throw badRequest(`recipient must be an address on ${chain}`);
     }
-    const settings = deps.settings(chain);
-    const adapter = deps.adapter(chain);
-    const stablecoin = isSettlementStablecoin(settings, mint);
-    const usdPrice = stablecoin ? "1" : deps.swaps?.quote(chain, mint, "1");
-    if (usdPrice === undefined) throw unavailable(`No USD price for ${mint} on ${chain}`);
-    const decimals = await adapter.tokenDecimals(mint).catch((err: unknown) => {
-      if (isError(err, "CALL_EXCEPTION") || isError(err, "BAD_DATA")) {
-        throw badRequest(`mint ${mint} is not a token on ${chain}`);
-      }
-      throw unavailable(`${chain} is unavailable`);
-    });
+    const { decimals, stablecoin, usdPrice } = await describeToken(chain, mint);
+    if (usdPrice === null) throw unavailable(`No USD price for ${mint} on ${chain}`);
     let setupCostUsd = "0";
     if (recipient !== undefined || newRecipient) {
-      const cost = new Decimal(await adapter.recipientSetupCost(recipient ?? null, mint));
+      const cost = new Decimal(await deps.adapter(chain).recipientSetupCost(recipient ?? null, mint));
       // Only Solana has a setup cost, and it is in SOL (token-account rent).
       if (!cost.isZero() && chain === "SOLANA") {
         setupCostUsd = cost.mul(deps.solUsdPrice).toDecimalPlaces(USD_DP, Decimal.ROUND_UP).toFixed();

@@ -16,6 +16,12 @@ export function orderIdForDeposit(fundsId: string): ObjectId {
  * The settlement stablecoin landing on a registered bank account's address is paid out to
  * that account as an OFF_RAMP order of the business that registered it first. Returns null when the
  * address pays no known account or the token is not the stablecoin (the caller records it).
+ *
+ * The token's facts ride in the event (chain-watcher described it as it recorded the transfer). Two
+ * questions remain, each to the service that owns the answer: banking, which account the address
+ * pays and who registered it first (chain-watcher only knows the address was allocated for one), and
+ * pricing, that business's offramp rate now (a rate carried in the event would be the one at
+ * observation, and a redelivery could price with a stale one).
  */
 export async function openBankAccountOrder(
   deps: LifecycleDeps,
@@ -26,6 +32,8 @@ export async function openBankAccountOrder(
   const _id = orderIdForDeposit(fundsId);
   const existing = await deps.store.get(_id);
   if (existing) return existing;
+  const { decimals, stablecoin, usdPrice } = ev.token;
+  if (!stablecoin || usdPrice === null) return null;
   let account: Awaited<ReturnType<typeof callRpc<typeof Rpc.accountsGet>>>;
   try {
     account = await callRpc(deps.nc, Rpc.accountsGet, { address: ev.address }, trace);
@@ -34,8 +42,7 @@ export async function openBankAccountOrder(
     throw err;
   }
   const businessId = account.businessIds[0];
-  const token = await callRpc(deps.nc, Rpc.tokenInfo, { chain: ev.chain, mint: ev.mint }, trace);
-  if (!businessId || !token.stablecoin) return null;
+  if (!businessId) return null;
   const { offRampRate } = await callRpc(
     deps.nc,
     Rpc.ratesGet,
@@ -46,7 +53,7 @@ export async function openBankAccountOrder(
   // Priced again on what landed when the deposit is applied; a deposit worth less than the fee
   // still becomes an order, which that step then moves to ERROR rather than leaving it unrecorded.
   const priced = priceLanded(() =>
-    quoteOfframp({ amount: ev.amount, rate, fee: "0", usdPrice: token.usdPrice, decimals: token.decimals }),
+    quoteOfframp({ amount: ev.amount, rate, fee: "0", usdPrice, decimals }),
   ) ?? { amount: ev.amount, fiatAmount: "0.00", usdcAmount: "0" };
   const doc: OrderDoc = {
     ...baseDoc({ businessId, apiKeyId: null }, ev.chain, ev.mint, _id),
@@ -56,8 +63,8 @@ export async function openBankAccountOrder(
     ...priced,
     rate,
     fee: "0",
-    usdPrice: token.usdPrice,
-    decimals: token.decimals,
+    usdPrice,
+    decimals,
     setupCostUsd: "0",
     address: ev.address,
     accountNumber: account.accountNumber,

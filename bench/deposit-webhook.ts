@@ -1,0 +1,302 @@
+/**
+ * Deposit to webhook, end to end: a sandbox token deposit to an offramp order (HTTP, through the gateway)
+ * until the integrator's endpoint on 127.0.0.1 receives the signed webhook that deposit causes. Every
+ * service runs as its own process (as deployed), against real local NATS and database.
+ *
+ * "The" webhook is the order's PROCESSING update: the first status the deposit itself causes (orders
+ * saw the funds land, moved INIT → PROCESSING and ordered the payout). COMPLETED follows later from the
+ * bank rail's answer to that payout, not from the deposit, so it is not what is timed (those webhooks
+ * are still sent during the run and are part of the load).
+ *
+ * The orders are opened before the clock starts; then deposits go out at a steady BENCH_DEPOSIT_RATE per
+ * second (default 50) for BENCH_DURATION_S seconds, each on its schedule whether or not earlier ones were
+ * answered (open loop: a slow system is not given time to catch up). Latency is from just before the
+ * deposit request is sent to the moment the receiver has the whole request and the project's SDK
+ * verifier accepted its signature. The floor is a bare NATS request/reply round trip at the same rate,
+ * on a nats-server of its own on the same machine in the same run: one hop of the several the deposit
+ * makes.
+ *
+ *   npm run bench:deposit-webhook
+ *   BENCH_DEPOSIT_RATE=50 BENCH_DURATION_S=5 npm run bench:deposit-webhook
+ *   BENCH_PROFILE=orders,chain-watcher npm run bench:deposit-webhook   (those run under node --cpu-prof;
+ *                                                           their .cpuprofile files land in the printed folder)
+ *
+ * MONGODB_URI is honoured; otherwise a local mongod (or FerretDB) is started.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, createInbox } from "@nats-io/transport-node";
+import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+import { ensureNatsServer, startLocalDatabase, startNats, TOOLS_DIR } from "@ramp/devinfra";
+import { verifyWebhook } from "@ramp/sdk";
+import { startProcessStack } from "../e2e/support/process-stack.ts";
+import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
+import { envNumber, report } from "./support/report.ts";
+
+const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
+const DURATION_S = envNumber("BENCH_DURATION_S", 10);
+/** How long the last deposits may take to show up before the run counts them as missing. */
+const TIMEOUT_S = envNumber("BENCH_TIMEOUT_S", 120);
+const GOAL = { p50Ms: 50, p99Ms: 250 };
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+const DEPOSITS = Math.max(1, Math.round(RATE * DURATION_S));
+/** Services to run under `node --cpu-prof`, comma-separated. */
+const PROFILED = (process.env.BENCH_PROFILE ?? "").split(",").filter((s) => s !== "");
+for (const name of PROFILED)
+  if (!(SERVICE_NAMES as readonly string[]).includes(name))
+    throw new Error(`BENCH_PROFILE takes names among ${SERVICE_NAMES.join(", ")}`);
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+
+/** Calls `fire(i)` for i = 0…count-1, the i-th at start + i/rate seconds, never waiting for an answer. */
+async function paced(count: number, rate: number, fire: (i: number) => void): Promise<void> {
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    fire(i);
+  }
+}
+
+/** The integrator's endpoint: verifies each delivery with the SDK and notes when each awaited status arrived. */
+async function receiver() {
+  let secret = "";
+  const arrived = new Map<string, Map<string, number>>();
+  let rejected = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.now();
+      let payload: ReturnType<typeof verifyWebhook>;
+      try {
+        payload = verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret });
+      } catch {
+        rejected++;
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(200).end("ok");
+      if (!("transactionType" in payload)) return;
+      const seen = arrived.get(payload.status) ?? new Map<string, number>();
+      arrived.set(payload.status, seen);
+      if (!seen.has(payload.id)) seen.set(payload.id, at);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    setSecret: (s: string) => {
+      secret = s;
+    },
+    /** When `id` first arrived with `status` (performance.now()), undefined until then. */
+    arrivedAt: (id: string, status: string) => arrived.get(status)?.get(id),
+    count: (status: string) => arrived.get(status)?.size ?? 0,
+    rejected: () => rejected,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** The floor: a bare NATS round trip (no validation, no handler), paced like the deposits. */
+async function natsFloor(dataDir: string) {
+  const nats = await startNats(ensureNatsServer(TOOLS_DIR), join(dataDir, "floor"));
+  const server = await connect({ servers: nats.url });
+  const client = await connect({ servers: nats.url });
+  const subject = createInbox("bench");
+  const sub = server.subscribe(subject, {
+    callback: (_err, msg) => {
+      msg.respond(msg.data);
+    },
+  });
+  await server.flush();
+  const body = new TextEncoder().encode(JSON.stringify({ amount: "1" }));
+  const latencies: number[] = [];
+  let errors = 0;
+  const pending: Promise<void>[] = [];
+  await paced(DEPOSITS, RATE, () => {
+    const t = performance.now();
+    pending.push(
+      client.request(subject, body, { timeout: 5_000 }).then(
+        () => void latencies.push(performance.now() - t),
+        () => void errors++,
+      ),
+    );
+  });
+  await Promise.all(pending);
+  sub.unsubscribe();
+  await client.close();
+  await server.close();
+  await nats.stop();
+  latencies.sort((a, b) => a - b);
+  return { p50Ms: pct(latencies, 0.5), p99Ms: pct(latencies, 0.99), errors };
+}
+
+async function main() {
+  const run = randomBytes(4).toString("hex");
+  const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
+  const profileDir = join(dataDir, "profiles");
+  mkdirSync(profileDir, { recursive: true });
+  const db = process.env.MONGODB_URI ? undefined : await startLocalDatabase(dataDir);
+  const hook = await receiver();
+  const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
+    "chain-watcher": sandboxChainEnv,
+    // Rate limit lifted: this measures the system, not the limiter.
+    gateway: { RATE_LIMIT_PER_SECOND: "0" },
+  };
+  const nodeArgs = Object.fromEntries(
+    PROFILED.map((name) => [name, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`]]),
+  );
+  const stack = await startProcessStack({
+    mongoUrl: process.env.MONGODB_URI ?? db?.url ?? "",
+    natsBin: ensureNatsServer(TOOLS_DIR),
+    dataDir,
+    adminToken: ADMIN_TOKEN,
+    logLevel: "warn",
+    serviceEnv,
+    nodeArgs,
+  });
+  console.log(`services up (logs in ${stack.runDir})`);
+  const base = stack.gatewayUrl;
+  const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  await call("PUT", "/admin/v1/rates/NGN", { onRamp: 1650, offRamp: 1600 }, admin);
+  const biz = await call("POST", "/admin/v1/businesses", { name: `Bench ${run}`, feeBps: 0 }, admin);
+  const key = { "x-api-key": String(biz.apiKey) };
+  hook.setSecret(String(biz.webhookSecret));
+  await call("PATCH", "/pub/v2/webhook", { rampWebhookURL: hook.url }, key);
+
+  console.log(`opening ${DEPOSITS} offramp orders`);
+  const ids: string[] = [];
+  for (let i = 0; i < DEPOSITS; i += 8) {
+    const batch = Array.from({ length: Math.min(8, DEPOSITS - i) }, () =>
+      call(
+        "POST",
+        "/pub/v2/offramp",
+        {
+          accountNumber: "0123456789",
+          bankCode: "000013",
+          currency: "NGN",
+          mint: BASE_USDC,
+          chain: "BASE",
+          amount: 10,
+        },
+        key,
+      ),
+    );
+    for (const tx of await Promise.all(batch)) ids.push(String(tx.id));
+  }
+  const floor = await natsFloor(dataDir);
+  console.log(
+    `floor, bare NATS request/reply at ${RATE}/s: p50 ${floor.p50Ms.toFixed(2)} ms, p99 ${floor.p99Ms.toFixed(2)} ms, ${floor.errors} errors`,
+  );
+
+  const sentAt = new Map<string, number>();
+  /** When each deposit's 202 came back: splits the path into "recorded" and "event → webhook". */
+  const acceptedIn: number[] = [];
+  let refused = 0;
+  const reasons = new Map<string, number>();
+  const refuse = (why: string) => {
+    refused++;
+    reasons.set(why, (reasons.get(why) ?? 0) + 1);
+  };
+  const answers: Promise<void>[] = [];
+  const firing = performance.now();
+  await paced(DEPOSITS, RATE, (i) => {
+    const id = ids[i] as string;
+    sentAt.set(id, performance.now());
+    answers.push(
+      fetch(`${base}/sandbox/v2/offramp/${id}/token-deposit`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...key },
+        body: "{}",
+      }).then(
+        async (res) => {
+          const text = await res.text();
+          if (res.status === 202) acceptedIn.push(performance.now() - (sentAt.get(id) ?? 0));
+          if (res.status !== 202) refuse(`${res.status} ${text.slice(0, 120)}`);
+        },
+        (err: unknown) => refuse(String(err)),
+      ),
+    );
+  });
+  const firedMs = performance.now() - firing;
+  await Promise.all(answers);
+  const doneBy = Date.now() + TIMEOUT_S * 1000;
+  while (hook.count("PROCESSING") < DEPOSITS - refused && Date.now() < doneBy) await sleep(50);
+
+  const latencies = ids
+    .map((id) => {
+      const at = hook.arrivedAt(id, "PROCESSING");
+      const sent = sentAt.get(id);
+      return at !== undefined && sent !== undefined ? at - sent : undefined;
+    })
+    .filter((x): x is number => x !== undefined)
+    .sort((a, b) => a - b);
+  const missing = DEPOSITS - latencies.length;
+  const p50 = pct(latencies, 0.5);
+  const p99 = pct(latencies, 0.99);
+  const meets = p50 <= GOAL.p50Ms && p99 <= GOAL.p99Ms;
+  console.log(
+    `${DEPOSITS} deposits at ${RATE}/s (sent over ${(firedMs / 1000).toFixed(1)} s), ${refused} refused, ` +
+      `${missing} PROCESSING webhooks missing, ${hook.rejected()} deliveries failed verification`,
+  );
+  for (const [why, n] of reasons) console.log(`  refused ${n}×: ${why}`);
+  acceptedIn.sort((a, b) => a - b);
+  console.log(
+    `deposit request → 202 (chain-watcher stored it): p50 ${pct(acceptedIn, 0.5).toFixed(1)} ms, p99 ${pct(acceptedIn, 0.99).toFixed(1)} ms`,
+  );
+  console.log(
+    `deposit → signed PROCESSING webhook: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? Number.NaN).toFixed(1)} ms ` +
+      `(goal p50 ≤ ${GOAL.p50Ms} ms, p99 ≤ ${GOAL.p99Ms} ms: ${meets ? "met" : "MISSED"}); ` +
+      `p50 ${(p50 / floor.p50Ms).toFixed(0)}× the floor's`,
+  );
+  report({
+    key: "deposit-webhook",
+    label: `sandbox deposit → signed PROCESSING webhook at ${RATE}/s (p50)`,
+    value: p50,
+    unit: "ms",
+    p50Ms: p50,
+    p99Ms: p99,
+  });
+  report({
+    key: "deposit-webhook-floor",
+    label: `bare NATS request/reply at ${RATE}/s (p50)`,
+    value: floor.p50Ms,
+    unit: "ms",
+    p50Ms: floor.p50Ms,
+    p99Ms: floor.p99Ms,
+  });
+
+  await stack.close();
+  hook.close();
+  await db?.stop();
+  const failed = missing + refused + hook.rejected() + floor.errors > 0;
+  if (PROFILED.length > 0) console.log(`profiles of ${PROFILED.join(", ")}: ${profileDir}`);
+  if (failed) console.log(`service logs kept in ${stack.runDir}`);
+  if (PROFILED.length === 0 && !failed) rmSync(dataDir, { recursive: true, force: true });
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
