@@ -26,6 +26,7 @@ const SCRIPTS = [
   "gateway-rates.ts",
   "webhook-dispatch.ts",
   "evm-logs.ts",
+  "replicas.ts",
 ];
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** Startup of local NATS and database plus the measured time, with room; past it a script is killed. */

@@ -10,6 +10,9 @@ const PAIRS: ReadonlyArray<{ figure: string; floor: string }> = [
   { figure: "webhook-deliveries-beside-slow", floor: "webhook-deliveries" },
   // What matching and decoding cost on top of fetching the same logs from the node.
   { figure: "evm-transfer-logs", floor: "evm-getlogs-floor" },
+  // Scale-out: two processes of each service on the path against one, same run (200 % is perfect).
+  { figure: "replicas-rate-2", floor: "replicas-rate-1" },
+  { figure: "replicas-offramp-2", floor: "replicas-offramp-1" },
 ];
 
 export interface BenchRow {

@@ -28,8 +28,11 @@ export interface ProcessStackOptions {
   logLevel?: string;
   env?: Env;
   serviceEnv?: Partial<Record<ServiceName, Env>>;
-  /** Processes of every service (default 1); each gateway replica listens on a port of its own. */
-  replicas?: number;
+  /**
+   * Processes of every service (default 1), or per service (those not named get 1); each gateway
+   * replica listens on a port of its own.
+   */
+  replicas?: number | Partial<Record<ServiceName, number>>;
   /** nats-server nodes (default 1); more form a JetStream cluster and streams get 3 replicas. */
   natsNodes?: number;
 }
@@ -59,14 +62,16 @@ export async function startProcessStack(opts: ProcessStackOptions) {
     ? undefined
     : await startNats(opts.natsBin, runDir, natsPort, { credentials });
   const natsUrl = () => cluster?.url ?? (nats as RunningProcess).url;
-  const replicaCount = opts.replicas ?? 1;
-  const replicaIndexes = Array.from({ length: replicaCount }, (_, i) => i);
+  const replicaIndexes = (name: ServiceName) => {
+    const count = typeof opts.replicas === "number" ? opts.replicas : (opts.replicas?.[name] ?? 1);
+    return Array.from({ length: count }, (_, i) => i);
+  };
   const gatewayPorts: number[] = [];
-  for (const _ of replicaIndexes) gatewayPorts.push(await freePort());
+  for (const _ of replicaIndexes("gateway")) gatewayPorts.push(await freePort());
   const healthPorts = new Map<string, number>();
   const instance = (name: ServiceName, i: number) => (i === 0 ? name : `${name}-${i + 1}`);
   for (const name of SERVICE_NAMES)
-    for (const i of replicaIndexes) healthPorts.set(instance(name, i), await freePort());
+    for (const i of replicaIndexes(name)) healthPorts.set(instance(name, i), await freePort());
   const dbName = (name: ServiceName) => `f${id}_${name.replace(/-/g, "_")}`;
 
   /**
@@ -112,7 +117,7 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   const replicas = new Map<ServiceName, ManagedProcess[]>(
     SERVICE_NAMES.map((name) => [
       name,
-      replicaIndexes.map((i) =>
+      replicaIndexes(name).map((i) =>
         managedProcess({
           name: instance(name, i),
           command: process.execPath,
@@ -140,6 +145,10 @@ export async function startProcessStack(opts: ProcessStackOptions) {
       return natsUrl();
     },
     natsNodes,
+    /** The process id of nats-server (a single node; undefined for a cluster), to read its CPU time. */
+    get natsPid() {
+      return nats?.child.pid;
+    },
     get natsRestarts() {
       return natsRestarts;
     },
