@@ -194,10 +194,18 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   try {
     // Pricing, banking and chain-watcher first: orders and the gateway call them as soon as they answer.
     const first: ServiceName[] = ["pricing", "banking", "chain-watcher", "webhook-dispatcher"];
-    const startAll = (names: ServiceName[]) =>
-      Promise.all(names.flatMap((n) => replicasOf(n).map((p) => p.start())));
-    await startAll(first);
-    await startAll(["orders", "gateway"]);
+    // Further replicas after the first of every service is up: a dozen processes compiling and
+    // booting at once on two cores can take longer than a boot may; the second wave also finds the
+    // JetStream assets made and tsx's compile cache warm.
+    const startAll = (names: ServiceName[], wave: "first" | "rest") =>
+      Promise.all(
+        names
+          .flatMap((n) => (wave === "first" ? replicasOf(n).slice(0, 1) : replicasOf(n).slice(1)))
+          .map((p) => p.start()),
+      );
+    await startAll(first, "first");
+    await startAll(["orders", "gateway"], "first");
+    await startAll([...SERVICE_NAMES], "rest");
   } catch (err) {
     await stack.close();
     throw err;
