@@ -14,17 +14,17 @@
  * Where it stops scaling, measured on a 2-core machine shared with other work (CPU shares printed
  * per process):
  *
- * - Rates grew 1.4–1.5× (e.g. 218 → 308 req/s). One gateway process was the busiest of ours (~30 % of
- *   a core) next to the load generator (~25 %, this process: fetch loops when `wrk` is absent), pricing
- *   and NATS; the machine was 100 % busy. A second gateway and pricing process only get CPU time that
- *   one left idle — the gap while a single event loop was busy and the other core was not — so on two
- *   cores the gain stops well short of 2×, and with every core busy it stops at the cores.
- * - Order creation did not grow at all (0.4–0.5×, e.g. 5.3 → 1.9 orders/s, with 503s when the create
- *   outlived its request timeout): the database process was the busy one (50–65 % of a core) while the
- *   services idled at a few percent. FerretDB on SQLite writes one transaction at a time, and each order
- *   is several writes (idempotency key, quote, deposit address, order, claims), so more service
- *   processes only add writers contending for the same lock. Order creation scales with the database
- *   (a MongoDB replica set's primary), not with service replicas.
+ * - Rates grew 1.1–1.5× over three runs (292 → 320, 218 → 308, 97 → 146 req/s). With one process each,
+ *   the gateway (30–40 % of a core), the load generator (25–35 %, this process: fetch loops when `wrk`
+ *   is absent), pricing and NATS together took about a core, and the machine was 100 % busy (other work
+ *   shared it). A second gateway and pricing process only get CPU time that was idle, so on two cores
+ *   the gain stops well short of 2×: it stops at the cores.
+ * - Order creation fell (0.36–0.55×: 9.8 → 5.5, 5.3 → 1.9 orders/s): the database process was the busy
+ *   one (45–65 % of a core) while the services idled at a few percent. FerretDB on SQLite writes one
+ *   transaction at a time and an order is several writes (idempotency key, quote, deposit address,
+ *   order, claims), so more service processes only add writers contending for one lock. (The second
+ *   phase also runs on the orders the first one created; on FerretDB some reads grow with them.) Order
+ *   creation scales with the database (a MongoDB replica set's primary), not with service replicas.
  *
  * With more cores than processes and MongoDB, the same script measures real scale-out; NATS and the
  * database are then the shared floor (bench/nats-floor.ts, bench/database-floor.ts).
