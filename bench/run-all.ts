@@ -6,7 +6,7 @@
  *   npm run bench
  *   BENCH_DURATION_S=1 BENCH_EVENTS=20 BENCH_DB_OPS=20 BENCH_EVM_LOGS=200 npm run bench   (a smoke run: seconds)
  *
- * Durations and sizes are the scripts' own variables (BENCH_DURATION_S, BENCH_CONCURRENCY,
+ * Durations and sizes are the scripts' own variables (BENCH_DURATION_S, BENCH_CONCURRENCY, BENCH_ORDER_CONCURRENCY,
  * BENCH_EVENTS, BENCH_SLOW_EVENTS, BENCH_DB_OPS, BENCH_TIMEOUT_S, BENCH_EVM_LOGS,
  * BENCH_EVM_WATCHED), passed through. HTTP load goes only to 127.0.0.1.
  */
@@ -28,6 +28,7 @@ const SCRIPTS = [
   "order-creation.ts",
   "evm-logs.ts",
   "deposit-webhook.ts",
+  "replicas.ts",
 ];
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** Startup of local NATS and database plus the measured time, with room; past it a script is killed. */

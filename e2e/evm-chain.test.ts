@@ -1,60 +1,33 @@
-import { DEV_MNEMONIC, EvmKeyring } from "@ramp/chain-watcher";
-import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
-import { Contract, NonceManager, parseEther, parseUnits } from "ethers";
-
+import { parseUnits } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EvmChain, startEvmChain, EVM_TREASURY as treasury } from "./support/evm-fixture.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 
 /**
  * Issues 3 and 4 end to end on a real local EVM chain: an ERC-20 with 6 decimals deployed here is the
  * settlement stablecoin of BASE (offramp) and ETHEREUM (onramp), both served by the same anvil.
  */
-const treasury = new EvmKeyring(DEV_MNEMONIC).treasuryAddress;
-
-let anvil: Anvil;
+let evm: EvmChain;
 let stack: Stack;
-let token: Contract;
 let tokenAddress: string;
-let payer: NonceManager;
-let miner: NodeJS.Timeout;
 let biz: { apiKey: string };
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  const deployer = new NonceManager(anvil.account(0));
-  payer = new NonceManager(anvil.account(1));
-  tokenAddress = await (await deployTestUsdc(deployer)).getAddress();
-  token = new Contract(tokenAddress, TEST_USDC_ABI, deployer);
-  await (await token.getFunction("mint")(await payer.getAddress(), parseUnits("1000", 6))).wait();
-  await (await token.getFunction("mint")(treasury, parseUnits("1000", 6))).wait();
-  await anvil.provider.send("anvil_setBalance", [treasury, `0x${parseEther("10").toString(16)}`]);
-  const chainEnv = {
-    RPC_URL_BASE: anvil.url,
-    STABLECOIN_BASE: tokenAddress,
-    CONFIRMATIONS_BASE: "2",
-    RPC_URL_ETHEREUM: anvil.url,
-    STABLECOIN_ETHEREUM: tokenAddress,
-    CONFIRMATIONS_ETHEREUM: "2",
-    POLL_INTERVAL_MS: "150",
-  };
+  evm = await startEvmChain();
+  tokenAddress = evm.tokenAddress;
+  const chainEnv = { ...evm.chainEnv(["BASE", "ETHEREUM"]), POLL_INTERVAL_MS: "150" };
   stack = await startStack({ serviceEnv: { "chain-watcher": chainEnv } });
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("EVM Co");
-  // A block every 200 ms, so confirmation depths are reached while the tests wait.
-  miner = setInterval(() => void anvil.mine(1).catch(() => undefined), 200);
 }, 180_000);
 
 afterAll(async () => {
-  clearInterval(miner);
   await stack?.close();
-  await anvil?.stop();
+  await evm?.stop();
 });
 
-const balanceOf = async (address: string): Promise<bigint> => token.getFunction("balanceOf")(address);
-const pay = async (to: string, amount: string) => {
-  const tx = await (token.connect(payer) as Contract).getFunction("transfer")(to, parseUnits(amount, 6));
-  return (await tx.wait()).hash as string;
-};
+const balanceOf = (address: string) => evm.balanceOf(address);
+const pay = (to: string, amount: string) => evm.pay(to, amount);
 const status = (id: string, wanted: string, timeoutMs = 30_000) =>
   eventually(async () => {
     const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${id}`);
@@ -78,7 +51,7 @@ describe("offramp on BASE (issue 3)", () => {
     const done = await status(tx.id, "COMPLETED");
     expect(done).toMatchObject({
       signature: hash,
-      sender: await payer.getAddress(),
+      sender: evm.payerAddress,
       amount: 12.5,
       fiatAmount: 20000,
     });
@@ -94,11 +67,11 @@ describe("offramp on BASE (issue 3)", () => {
 
   it("chain-watcher killed between the transfer and its confirmation: credited once after restart", async () => {
     const { body: tx } = await stack.client(biz.apiKey).post("/pub/v2/offramp", body());
-    clearInterval(miner);
+    evm.stopMining();
     await stack.stop("chain-watcher");
     await pay(tx.address, "12.5");
     await stack.start("chain-watcher");
-    miner = setInterval(() => void anvil.mine(1).catch(() => undefined), 200);
+    evm.startMining();
     await status(tx.id, "COMPLETED");
     // Give a duplicate the time it would need to show up, then count.
     await new Promise((r) => setTimeout(r, 1_500));
@@ -135,7 +108,7 @@ describe("onramp on ETHEREUM (issue 4)", () => {
     await stack.client(biz.apiKey).post(`/sandbox/v2/onramp/${tx.id}/fiat-deposit`, {});
     const done = await status(tx.id, "COMPLETED");
     expect((await balanceOf(recipient)) - before).toBe(parseUnits("7.25", 6));
-    const receipt = await anvil.provider.getTransactionReceipt(done.signature);
+    const receipt = await evm.anvil.provider.getTransactionReceipt(done.signature);
     expect(receipt?.status).toBe(1);
     expect(receipt?.to?.toLowerCase()).toBe(tokenAddress.toLowerCase());
   });
@@ -151,7 +124,7 @@ describe("onramp on ETHEREUM (issue 4)", () => {
 
   it("chain-watcher killed between PROCESSING and delivery: exactly one transfer after restart", async () => {
     const before = await balanceOf(recipient);
-    const nonceBefore = await anvil.provider.getTransactionCount(treasury);
+    const nonceBefore = await evm.anvil.provider.getTransactionCount(treasury);
     const { body: tx } = await stack
       .client(biz.apiKey)
       .post("/pub/v2/onramp", { ...body, mint: tokenAddress });
@@ -162,6 +135,6 @@ describe("onramp on ETHEREUM (issue 4)", () => {
     await status(tx.id, "COMPLETED");
     await new Promise((r) => setTimeout(r, 1_500));
     expect((await balanceOf(recipient)) - before).toBe(parseUnits("7.25", 6));
-    expect(await anvil.provider.getTransactionCount(treasury)).toBe(nonceBefore + 1);
+    expect(await evm.anvil.provider.getTransactionCount(treasury)).toBe(nonceBefore + 1);
   });
 });

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Events, STREAMS } from "@ramp/contracts";
-import { eventually, startTestNatsCluster, type TestNatsCluster } from "@ramp/devinfra/testing";
-import { ensureStreams, type JetStreamHandles, publish } from "@ramp/runtime";
+import { Consumers, Events, STREAMS } from "@ramp/contracts";
+import { eventually, sleep, startTestNatsCluster, type TestNatsCluster } from "@ramp/devinfra/testing";
+import { consume, createLogger, ensureStreams, type JetStreamHandles, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 /**
@@ -61,5 +61,40 @@ describe("three-node NATS cluster", () => {
       const current = (after.cluster?.replicas ?? []).filter((r) => r.current && !r.offline).length;
       return current === 2 && after.state.messages === 2 ? true : undefined;
     }, 30_000);
+  }, 120_000);
+
+  it("a service booting while JetStream has no quorum waits it out and comes up by itself", async () => {
+    const boot = await nats.connectAs("orders");
+    try {
+      // Only the node this connection is on stays up: no meta leader, so no stream or consumer can be
+      // looked up or made, for longer than one JetStream call waits for an answer (5 s).
+      const on = Number(boot.info?.server_name.slice(1)) - 1;
+      const others = [0, 1, 2].filter((i) => i !== on);
+      for (const i of others) await nats.cluster.kill(i);
+      const seen: string[] = [];
+      let failed: unknown = null;
+      const starting = consume(boot, {
+        ...Consumers.ordersFiatDeposits,
+        log: createLogger("orders", "silent"),
+        handler: async (d) => {
+          seen.push(d.reference);
+        },
+      }).catch((err: unknown) => {
+        failed = err;
+        return null;
+      });
+      await sleep(8_000);
+      expect(failed).toBeNull();
+      for (const i of others) await nats.cluster.start(i);
+      const consumer = await starting;
+      expect(failed).toBeNull();
+      await eventually(async () => {
+        await publish(handles.js, Events.fiatDepositReceived, deposit("after-boot"), "dep-after-boot");
+        return seen.includes("after-boot") ? true : undefined;
+      }, 30_000);
+      await consumer?.stop();
+    } finally {
+      await boot.close();
+    }
   }, 120_000);
 });

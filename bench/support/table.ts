@@ -21,6 +21,9 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "onramp-db-writes-keyed" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
+  // Scale-out: two processes of each service on the path against one, same run (200 % is perfect).
+  { figure: "replicas-rate-2", floor: "replicas-rate-1" },
+  { figure: "replicas-offramp-2", floor: "replicas-offramp-1" },
 ];
 
 export interface BenchRow {

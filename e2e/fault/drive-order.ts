@@ -28,15 +28,22 @@ export interface DrivenOrder {
   plan: PlannedOrder;
   id: string | null;
   depositAccepted: boolean;
+  /** An on-chain offramp's deposit: the hash of the payer's one transfer to the order's address. */
+  paidTx: string | null;
   /** Why the driver gave up on this order (a non-outage answer, or the deadline). */
   failure: string | null;
 }
+
+/** Sends `amount` tokens to `address` on the real chain, once; resolves with the mined tx hash. */
+export type PayOnChain = (address: string, amount: string) => Promise<string>;
 
 export interface DriveContext {
   api: ApiClient;
   stack: ProcessStack;
   counters: DriverCounters;
   deadline: number;
+  /** Pays on-chain orders (`plan.onChain` offramps); without it such orders fail. */
+  payOnChain?: PayOnChain | undefined;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -56,18 +63,35 @@ export async function readStatus(api: ApiClient, plan: PlannedOrder, id: string)
  * is a second payment until requests carry an Idempotency-Key, so the driver must not guess.)
  */
 export async function driveOrder(ctx: DriveContext, plan: PlannedOrder): Promise<DrivenOrder> {
-  const out: DrivenOrder = { plan, id: null, depositAccepted: false, failure: null };
+  const out: DrivenOrder = { plan, id: null, depositAccepted: false, paidTx: null, failure: null };
+  let address = "";
   while (!out.id) {
     if (Date.now() > ctx.deadline) return { ...out, failure: "create never answered before the deadline" };
     const r = await ctx.api.post(plan.createPath, plan.body);
-    if (r.status === 201) out.id = String((r.body as { id: unknown }).id);
-    else if (isOutage(r.status)) {
+    if (r.status === 201) {
+      const created = r.body as { id: unknown; address?: unknown };
+      out.id = String(created.id);
+      address = String(created.address ?? "");
+    } else if (isOutage(r.status)) {
       ctx.counters.createRetries++;
       await sleep(500);
     } else return { ...out, failure: `create answered ${r.status} ${brief(r.body)}` };
   }
   const id = out.id;
   await sleep(plan.payAfterMs);
+  if (plan.onChain && plan.kind === "offramp") {
+    // A real transfer is never repeated: the payer signs it once, whatever happens to the system.
+    if (!ctx.payOnChain) return { ...out, failure: "an on-chain order but no chain to pay on" };
+    try {
+      const paidTx = await ctx.payOnChain(address, String(plan.body.amount));
+      return { ...out, depositAccepted: true, paidTx };
+    } catch (err) {
+      return {
+        ...out,
+        failure: `on-chain payment failed: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+  }
   for (;;) {
     if (Date.now() > ctx.deadline) return { ...out, failure: "deposit never answered before the deadline" };
     const r = await ctx.api.post(plan.depositPath(id), {});

@@ -30,8 +30,11 @@ export interface ProcessStackOptions {
   serviceEnv?: Partial<Record<ServiceName, Env>>;
   /** Extra node flags per service (`--cpu-prof`, which NODE_OPTIONS does not take). */
   nodeArgs?: Partial<Record<ServiceName, string[]>>;
-  /** Processes of every service (default 1); each gateway replica listens on a port of its own. */
-  replicas?: number;
+  /**
+   * Processes of every service (default 1), or per service (those not named get 1); each gateway
+   * replica listens on a port of its own.
+   */
+  replicas?: number | Partial<Record<ServiceName, number>>;
   /** nats-server nodes (default 1); more form a JetStream cluster and streams get 3 replicas. */
   natsNodes?: number;
 }
@@ -61,14 +64,16 @@ export async function startProcessStack(opts: ProcessStackOptions) {
     ? undefined
     : await startNats(opts.natsBin, runDir, natsPort, { credentials });
   const natsUrl = () => cluster?.url ?? (nats as RunningProcess).url;
-  const replicaCount = opts.replicas ?? 1;
-  const replicaIndexes = Array.from({ length: replicaCount }, (_, i) => i);
+  const replicaIndexes = (name: ServiceName) => {
+    const count = typeof opts.replicas === "number" ? opts.replicas : (opts.replicas?.[name] ?? 1);
+    return Array.from({ length: count }, (_, i) => i);
+  };
   const gatewayPorts: number[] = [];
-  for (const _ of replicaIndexes) gatewayPorts.push(await freePort());
+  for (const _ of replicaIndexes("gateway")) gatewayPorts.push(await freePort());
   const healthPorts = new Map<string, number>();
   const instance = (name: ServiceName, i: number) => (i === 0 ? name : `${name}-${i + 1}`);
   for (const name of SERVICE_NAMES)
-    for (const i of replicaIndexes) healthPorts.set(instance(name, i), await freePort());
+    for (const i of replicaIndexes(name)) healthPorts.set(instance(name, i), await freePort());
   const dbName = (name: ServiceName) => `f${id}_${name.replace(/-/g, "_")}`;
 
   /**
@@ -114,7 +119,7 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   const replicas = new Map<ServiceName, ManagedProcess[]>(
     SERVICE_NAMES.map((name) => [
       name,
-      replicaIndexes.map((i) =>
+      replicaIndexes(name).map((i) =>
         managedProcess({
           name: instance(name, i),
           command: process.execPath,
@@ -147,6 +152,10 @@ export async function startProcessStack(opts: ProcessStackOptions) {
       return natsUrl();
     },
     natsNodes,
+    /** The process id of nats-server (a single node; undefined for a cluster), to read its CPU time. */
+    get natsPid() {
+      return nats?.child.pid;
+    },
     get natsRestarts() {
       return natsRestarts;
     },
@@ -192,10 +201,18 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   try {
     // Pricing, banking and chain-watcher first: orders and the gateway call them as soon as they answer.
     const first: ServiceName[] = ["pricing", "banking", "chain-watcher", "webhook-dispatcher"];
-    const startAll = (names: ServiceName[]) =>
-      Promise.all(names.flatMap((n) => replicasOf(n).map((p) => p.start())));
-    await startAll(first);
-    await startAll(["orders", "gateway"]);
+    // Further replicas after the first of every service is up: a dozen processes compiling and
+    // booting at once on two cores can take longer than a boot may; the second wave also finds the
+    // JetStream assets made and tsx's compile cache warm.
+    const startAll = (names: ServiceName[], wave: "first" | "rest") =>
+      Promise.all(
+        names
+          .flatMap((n) => (wave === "first" ? replicasOf(n).slice(0, 1) : replicasOf(n).slice(1)))
+          .map((p) => p.start()),
+      );
+    await startAll(first, "first");
+    await startAll(["orders", "gateway"], "first");
+    await startAll([...SERVICE_NAMES], "rest");
   } catch (err) {
     await stack.close();
     throw err;

@@ -2,6 +2,7 @@ import { type KV, Kvm, KvWatchInclude } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { ChangeFeedContract } from "@ramp/contracts";
 import { createExactCache, type ExactCache } from "./exact-cache.ts";
+import { retryJetStreamSetup } from "./jetstream-setup.ts";
 import type { Logger } from "./logger.ts";
 
 export interface ChangeFeed<K extends string> {
@@ -36,7 +37,11 @@ export async function openChangeFeed<K extends string>(
   log: Logger,
   replicas = 1,
 ): Promise<ChangeFeed<K>> {
-  const kv: KV = await new Kvm(nc).create(contract.bucket, { history: 1, replicas });
+  const kv: KV = await retryJetStreamSetup(
+    `change feed ${contract.bucket}`,
+    () => new Kvm(nc).create(contract.bucket, { history: 1, replicas }),
+    { log },
+  );
   const caches = new Map<string, Pick<ExactCache<null>, "drop" | "setLive">>();
   let stopped = false;
   let connected = true;
@@ -51,7 +56,11 @@ export async function openChangeFeed<K extends string>(
   };
 
   // The first watch is opened before the service answers anything, so no change can slip past it.
-  let watch = await kv.watch({ include: KvWatchInclude.UpdatesOnly });
+  let watch = await retryJetStreamSetup(
+    `change watch ${contract.bucket}`,
+    () => kv.watch({ include: KvWatchInclude.UpdatesOnly }),
+    { log },
+  );
   watching = true;
   const watchLoop = (async () => {
     while (!stopped) {

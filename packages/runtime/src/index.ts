@@ -5,6 +5,7 @@ export * from "./config.ts";
 export * from "./exact-cache.ts";
 export * from "./health.ts";
 export * from "./jetstream.ts";
+export * from "./jetstream-setup.ts";
 export * from "./lease.ts";
 export * from "./logger.ts";
 export * from "./metrics.ts";

@@ -11,6 +11,7 @@ import {
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
+import { lookUpOrCreate, retryJetStreamSetup } from "./jetstream-setup.ts";
 import type { Logger } from "./logger.ts";
 import { messagesHandled } from "./metrics.ts";
 import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
@@ -23,30 +24,35 @@ export interface JetStreamHandles {
 
 /**
  * Creates (or keeps) the two streams; every service calls this at start-up, so order of boot does not
- * matter. `replicas` applies when a stream is created (3 on a NATS cluster).
+ * matter. `replicas` applies when a stream is created (3 on a NATS cluster). A cluster failing over
+ * answers late or not at all for a few seconds: the whole step is tried again then (see
+ * jetstream-setup.ts), so a replica booting meanwhile comes up by itself.
  */
-export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<JetStreamHandles> {
-  const jsm = await jetstreamManager(nc);
-  for (const s of Object.values(STREAMS)) {
-    try {
-      await jsm.streams.info(s.name);
-    } catch {
-      try {
-        await jsm.streams.add({
-          name: s.name,
-          subjects: [...s.subjects],
-          duplicate_window: nanos(24 * 3600 * 1000),
-          num_replicas: replicas,
-        });
-      } catch (err) {
-        // Another service created it between info and add.
-        await jsm.streams.info(s.name).catch(() => {
-          throw err;
-        });
+export async function ensureStreams(
+  nc: NatsConnection,
+  replicas = 1,
+  log?: Logger,
+): Promise<JetStreamHandles> {
+  return retryJetStreamSetup(
+    "stream setup",
+    async () => {
+      const jsm = await jetstreamManager(nc);
+      for (const s of Object.values(STREAMS)) {
+        await lookUpOrCreate(
+          () => jsm.streams.info(s.name),
+          () =>
+            jsm.streams.add({
+              name: s.name,
+              subjects: [...s.subjects],
+              duplicate_window: nanos(24 * 3600 * 1000),
+              num_replicas: replicas,
+            }),
+        );
       }
-    }
-  }
-  return { js: jetstream(nc), jsm };
+      return { js: jetstream(nc), jsm };
+    },
+    { log },
+  );
 }
 
 /** Publishes a validated payload; `msgId` makes a re-publish after a crash a no-op (dedupe window). */
@@ -141,7 +147,7 @@ export async function consume<C extends StreamContract>(
   nc: NatsConnection,
   opts: ConsumerOptions<C>,
 ): Promise<RunningConsumer> {
-  const { jsm, js } = await ensureStreams(nc);
+  const { jsm, js } = await ensureStreams(nc, 1, opts.log);
   const maxDeliver = opts.maxDeliver ?? 50;
   const config = {
     durable_name: opts.durable,
@@ -152,16 +158,17 @@ export async function consume<C extends StreamContract>(
     ack_wait: nanos(60_000),
     max_ack_pending: 1_000,
   };
-  try {
-    await jsm.consumers.info(opts.contract.stream, opts.durable);
-  } catch {
-    await jsm.consumers.add(opts.contract.stream, config).catch(async (err) => {
-      await jsm.consumers.info(opts.contract.stream, opts.durable).catch(() => {
-        throw err;
-      });
-    });
-  }
-  const consumer = await js.consumers.get(opts.contract.stream, opts.durable);
+  const consumer = await retryJetStreamSetup(
+    `consumer ${opts.durable}`,
+    async () => {
+      await lookUpOrCreate(
+        () => jsm.consumers.info(opts.contract.stream, opts.durable),
+        () => jsm.consumers.add(opts.contract.stream, config),
+      );
+      return js.consumers.get(opts.contract.stream, opts.durable);
+    },
+    { log: opts.log },
+  );
   const concurrency = opts.concurrency ?? 16;
   const delays = opts.retryDelaysMs ?? DEFAULT_RETRY_MS;
   const messages = await consumer.consume({ max_messages: concurrency * 2 });

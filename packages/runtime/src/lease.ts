@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { LeaseBucketContract } from "@ramp/contracts";
+import { retryJetStreamSetup } from "./jetstream-setup.ts";
 import type { Logger } from "./logger.ts";
 import type { Stoppable } from "./service.ts";
 
@@ -29,11 +30,11 @@ export async function runWithLease(
   opts: LeaseOptions,
   start: () => Stoppable | Promise<Stoppable>,
 ): Promise<Stoppable> {
-  const kv: KV = await new Kvm(nc).create(opts.contract.bucket, {
-    history: 1,
-    ttl: opts.ttlMs,
-    replicas: opts.replicas,
-  });
+  const kv: KV = await retryJetStreamSetup(
+    `lease bucket ${opts.contract.bucket}`,
+    () => new Kvm(nc).create(opts.contract.bucket, { history: 1, ttl: opts.ttlMs, replicas: opts.replicas }),
+    { log: opts.log },
+  );
   const owner = randomUUID();
   const log = opts.log.child({ lease: opts.key });
   const everyMs = Math.max(100, Math.floor(opts.ttlMs / 3));

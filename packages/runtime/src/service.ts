@@ -80,7 +80,7 @@ export async function bootService<C extends BaseConfig>(
       if (s.type === "error") log.error({ err: s.error }, "nats error");
     }
   })();
-  const { js } = await ensureStreams(nc, config.NATS_STREAM_REPLICAS);
+  const { js } = await ensureStreams(nc, config.NATS_STREAM_REPLICAS, log);
   const mongo = await connectMongo(
     config.MONGODB_URI,
     config.MONGODB_DATABASE ?? `ramp_${name.replace(/-/g, "_")}`,

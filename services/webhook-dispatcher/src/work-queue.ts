@@ -8,7 +8,7 @@ import {
 } from "@nats-io/jetstream";
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { type WebhookDelivery, WebhookWork } from "@ramp/contracts";
-import { publishTraced, type TraceContext } from "@ramp/runtime";
+import { lookUpOrCreate, publishTraced, type TraceContext } from "@ramp/runtime";
 
 const DEDUPE_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -30,24 +30,17 @@ export async function openWorkQueue(
 ): Promise<Consumer> {
   const jsm = await jetstreamManager(nc);
   const { stream, deliver, durable } = WebhookWork;
-  try {
-    await jsm.streams.info(stream.name);
-  } catch {
-    await jsm.streams
-      .add({
+  await lookUpOrCreate(
+    () => jsm.streams.info(stream.name),
+    () =>
+      jsm.streams.add({
         name: stream.name,
         subjects: [...stream.subjects],
         retention: RetentionPolicy.Workqueue,
         duplicate_window: nanos(DEDUPE_WINDOW_MS),
         num_replicas: replicas,
-      })
-      .catch(async (err) => {
-        // Another replica created it between info and add.
-        await jsm.streams.info(stream.name).catch(() => {
-          throw err;
-        });
-      });
-  }
+      }),
+  );
   const config = {
     ack_policy: AckPolicy.Explicit,
     filter_subject: deliver.subject,
@@ -55,18 +48,20 @@ export async function openWorkQueue(
     max_ack_pending: -1,
     ack_wait: nanos(ackWaitMs),
   };
-  try {
-    await jsm.consumers.info(stream.name, durable);
-    await jsm.consumers.update(stream.name, durable, config);
-  } catch {
-    await jsm.consumers
-      .add(stream.name, { ...config, durable_name: durable, deliver_policy: DeliverPolicy.All })
-      .catch(async (err) => {
-        await jsm.consumers.info(stream.name, durable).catch(() => {
-          throw err;
-        });
+  let created = false;
+  await lookUpOrCreate(
+    () => jsm.consumers.info(stream.name, durable),
+    async () => {
+      await jsm.consumers.add(stream.name, {
+        ...config,
+        durable_name: durable,
+        deliver_policy: DeliverPolicy.All,
       });
-  }
+      created = true;
+    },
+  );
+  // An existing consumer takes this replica's settings (its ack wait follows WEBHOOK_TIMEOUT_MS).
+  if (!created) await jsm.consumers.update(stream.name, durable, config);
   return js.consumers.get(stream.name, durable);
 }
 

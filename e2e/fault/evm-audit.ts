@@ -1,0 +1,113 @@
+import { parseUnits } from "ethers";
+import { EVM_TREASURY, type EvmChain } from "../support/evm-fixture.ts";
+import type { ProcessStack } from "../support/process-stack.ts";
+import type { OrderFacts, Problem } from "./audit.ts";
+
+/** Transactions each key had sent before the run: every send of the run is counted against it. */
+export interface EvmBaseline {
+  treasurySent: number;
+  payerSent: number;
+}
+
+export async function evmBaseline(evm: EvmChain): Promise<EvmBaseline> {
+  return {
+    treasurySent: await evm.sentCount(EVM_TREASURY),
+    payerSent: await evm.sentCount(evm.payerAddress),
+  };
+}
+
+export interface EvmAudit {
+  problems: Problem[];
+  /** What the chain shows, to print beside the counts table. */
+  summary: string;
+}
+
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
+
+/**
+ * The orders of a fault run that touched the real chain, checked on the chain itself: each onramp's
+ * recipient holds exactly the amount (sent once), by one successful treasury transaction, and the
+ * treasury signed no other; each on-chain offramp's deposit address holds what the payer sent once,
+ * which chain-watcher recorded once under that transaction's hash.
+ */
+export async function auditEvm(
+  stack: ProcessStack,
+  evm: EvmChain,
+  facts: OrderFacts[],
+  before: EvmBaseline,
+): Promise<EvmAudit> {
+  const problems: Problem[] = [];
+  const cw = await stack.db("chain-watcher");
+  const onramps = facts.filter((f) => f.order.plan.onChain && f.order.plan.kind === "onramp");
+  const offramps = facts.filter((f) => f.order.plan.onChain && f.order.plan.kind === "offramp");
+  const amountOf = (f: OrderFacts) => parseUnits(String(f.order.plan.body.amount), 6);
+  let sends = 0;
+  for (const f of onramps) {
+    const id = f.order.id;
+    const add = (kind: Problem["kind"], what: string) =>
+      problems.push({ kind, orderId: id, what: `evm: ${what}` });
+    if (!id) continue;
+    const recipient = String(f.order.plan.body.recipient);
+    const held = await evm.balanceOf(recipient);
+    const transfer = await cw
+      .collection<{ _id: string; signature: string | null }>("transfers")
+      .findOne({ _id: id }, { projection: { signature: 1 } });
+    const receipt = transfer?.signature
+      ? await evm.anvil.provider.getTransactionReceipt(transfer.signature)
+      : null;
+    if (f.status === "COMPLETED") {
+      if (held !== amountOf(f))
+        add(held > amountOf(f) ? "duplicated" : "lost", `recipient holds ${held}, sent ${amountOf(f)}`);
+      if (receipt?.status !== 1)
+        add("lost", `send ${transfer?.signature ?? "(none)"} not mined successfully`);
+      else if (!same(receipt.from, EVM_TREASURY) || !same(receipt.to, evm.tokenAddress))
+        add("wrong", `send ${receipt.hash} from ${receipt.from} to ${receipt.to}`);
+      else sends++;
+    } else if (held !== 0n) add("wrong", `order ${f.status} but recipient holds ${held}`);
+  }
+  const treasurySent = (await evm.sentCount(EVM_TREASURY)) - before.treasurySent;
+  if (treasurySent !== sends)
+    problems.push({
+      kind: treasurySent > sends ? "duplicated" : "lost",
+      orderId: null,
+      what: `evm: the treasury sent ${treasurySent} transactions for ${sends} completed on-chain onramps`,
+    });
+
+  let paid = 0;
+  for (const f of offramps) {
+    const id = f.order.id;
+    const add = (kind: Problem["kind"], what: string) =>
+      problems.push({ kind, orderId: id, what: `evm: ${what}` });
+    if (!id || !f.order.paidTx) continue;
+    paid++;
+    const deposits = await cw
+      .collection<{ txId: string; address: string }>("deposits")
+      .find({ ref: id }, { projection: { txId: 1, address: 1 } })
+      .toArray();
+    const [d] = deposits;
+    if (!d || deposits.length > 1) {
+      add(d ? "duplicated" : "lost", `${deposits.length} deposits recorded for one transfer`);
+      continue;
+    }
+    if (!same(d.txId, f.order.paidTx))
+      add("wrong", `deposit recorded as ${d.txId}, paid in ${f.order.paidTx}`);
+    const held = await evm.balanceOf(d.address);
+    if (held !== amountOf(f)) add("wrong", `deposit address holds ${held}, paid ${amountOf(f)}`);
+  }
+  const payerSent = (await evm.sentCount(evm.payerAddress)) - before.payerSent;
+  if (payerSent !== paid)
+    problems.push({
+      kind: "wrong",
+      orderId: null,
+      what: `evm: the payer sent ${payerSent} transactions for ${paid} on-chain offramp payments`,
+    });
+  const completed = (fs: OrderFacts[]) => fs.filter((f) => f.status === f.order.plan.expected).length;
+  return {
+    problems,
+    summary:
+      `evm (anvil): ${onramps.length} onramps sent on chain — ${completed(onramps)} as expected, ` +
+      `treasury transactions ${treasurySent}; ${offramps.length} offramps paid on chain — ` +
+      `${completed(offramps)} as expected, payer transactions ${payerSent}; problems ${problems.length}`,
+  };
+}
