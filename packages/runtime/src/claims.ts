@@ -43,9 +43,9 @@ export interface Claims {
 }
 
 /** A holder renews its lease every third of this while it writes; one that died frees it after this. */
-const EXCLUSIVE_LEASE_MS = 6_000;
+const EXCLUSIVE_LEASE_MS = 15_000;
 /** A write waiting longer than this fails, and its message is redelivered later. */
-const EXCLUSIVE_WAIT_MS = 30_000;
+const EXCLUSIVE_WAIT_MS = 40_000;
 /** Renewal stops after this, so a write that hangs cannot hold a document for ever. */
 const EXCLUSIVE_HOLD_MS = 60_000;
 let exclusiveOwners = 0;

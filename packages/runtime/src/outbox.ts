@@ -46,6 +46,12 @@ export function outboxEntry<C extends StreamContract>(
   };
 }
 
+/**
+ * Runs the removal of an entry as one of the document's writes (see state-store.ts): publishing needs
+ * no guard, so a slow NATS never holds the document.
+ */
+export type WriteGuard = (write: () => Promise<void>) => Promise<void>;
+
 export class OutboxStuck extends Error {
   override name = "OutboxStuck";
 }
@@ -62,6 +68,7 @@ export async function flushOutbox<T extends Document & WithOutbox>(
   collection: Collection<T>,
   id: T["_id"],
   queuedBefore?: Date,
+  guard: WriteGuard = (write) => write(),
 ): Promise<number> {
   const byId = { _id: id } as Filter<T>;
   const doc = await collection.findOne(byId, { projection: { outbox: 1 } });
@@ -74,10 +81,12 @@ export async function flushOutbox<T extends Document & WithOutbox>(
       requestId: entry.requestId,
       traceparent: entry.traceparent,
     });
-    const pulled = await collection.updateOne(byId, { $pull: { outbox: entry } } as never);
-    if (pulled.modifiedCount === 1) continue;
-    const still = await collection.countDocuments({ _id: id, outbox: entry } as Filter<T>);
-    if (still > 0) throw new OutboxStuck(`outbox entry ${entry.msgId} was published but not removed`);
+    await guard(async () => {
+      const pulled = await collection.updateOne(byId, { $pull: { outbox: entry } } as never);
+      if (pulled.modifiedCount === 1) return;
+      const still = await collection.countDocuments({ _id: id, outbox: entry } as Filter<T>);
+      if (still > 0) throw new OutboxStuck(`outbox entry ${entry.msgId} was published but not removed`);
+    });
   }
   return entries.length;
 }
@@ -91,8 +100,9 @@ export async function flushOrDefer<T extends Document & WithOutbox>(
   collection: Collection<T>,
   id: T["_id"],
   log: Logger,
+  guard?: WriteGuard,
 ): Promise<void> {
-  await flushOutbox(js, collection, id).catch((err: unknown) =>
+  await flushOutbox(js, collection, id, undefined, guard).catch((err: unknown) =>
     log.warn(
       { err, id: String(id), collection: collection.collectionName },
       "outbox flush deferred to sweeper",

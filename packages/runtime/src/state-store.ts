@@ -91,24 +91,27 @@ function outboxCollection<T extends Document & WithOutbox>(
 ): OutboxCollection<T> {
   const { collection: col, js, log } = deps;
   const key = (id: unknown) => String(id);
+  const guard = (id: unknown) => (write: () => Promise<void>) => writes(key(id), write);
   return {
-    insert: (doc) =>
-      writes(key(doc._id), async () => {
-        let created = true;
+    async insert(doc) {
+      const created = await writes(key(doc._id), async () => {
         try {
           await col.insertOne(doc);
+          return true;
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
-          created = false;
+          return false;
         }
-        // Also on a duplicate: an earlier run may have stored it and died before publishing.
-        if (!created || doc.outbox.length > 0) await flushOrDefer(js, col, doc._id as T["_id"], log);
-        return created;
-      }),
-    flush: (id) => writes(key(id), () => flushOrDefer(js, col, id, log)),
+      });
+      // Also on a duplicate: an earlier run may have stored it and died before publishing.
+      if (!created || doc.outbox.length > 0)
+        await flushOrDefer(js, col, doc._id as T["_id"], log, guard(doc._id));
+      return created;
+    },
+    flush: (id) => flushOrDefer(js, col, id, log, guard(id)),
     startSweeper: (opts) =>
       startOutboxSweeper(js, col, log, opts, (id, queuedBefore) =>
-        writes(key(id), () => flushOutbox(js, col, id, queuedBefore)),
+        flushOutbox(js, col, id, queuedBefore, guard(id)),
       ),
   };
 }
@@ -122,7 +125,7 @@ export interface StateStoreDeps<T extends Document & WithOutbox> extends OutboxC
 export function createStateStore<T extends Document & WithOutbox, S extends string>(
   deps: StateStoreDeps<T>,
 ): StateStore<T, S> {
-  const { collection: col, stateField, claims, js, log } = deps;
+  const { collection: col, stateField, claims, log } = deps;
   const writes = documentWrites(deps);
   const exitKey = (id: unknown, from: string) => `${col.collectionName}:${String(id)}:${from}`;
   const byId = (id: unknown) => ({ _id: id }) as Filter<T>;
@@ -132,8 +135,8 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
 
     claimExit: (id, from, to, cause) => claims.claim(exitKey(id, from), `${to}|${cause}`),
 
-    transition: (change) =>
-      writes(String(change.id), async (alone) => {
+    async transition(change) {
+      const moved = await writes(String(change.id), async (alone) => {
         if (!(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
         let doc = (await col.findOne(byId(change.id))) as T | null;
         if (!doc) return null;
@@ -158,10 +161,12 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
             "state changed",
           );
         }
-        // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
-        await flushOrDefer(js, col, change.id, log);
         return doc;
-      }),
+      });
+      // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
+      if (moved && moved.outbox.length > 0) await store.flush(change.id);
+      return moved;
+    },
   };
   return store;
 }

@@ -90,6 +90,8 @@ describe("EVM deposits on anvil", () => {
           sender: payer.address,
           purpose: "offramp",
           ref: "evm-a",
+          // The configured stablecoin, described from the chain, so orders need not ask chain-watcher.
+          token: { decimals: 6, stablecoin: true, usdPrice: "1" },
         },
       });
     } finally {
