@@ -32,7 +32,9 @@ describe("npm start", () => {
     const started = Date.now();
     run = await runLauncher({ ADMIN_TOKEN: "short" });
     const code = await run.exited;
-    expect(Date.now() - started).toBeLessThan(25_000);
+    // Not a performance figure: the launcher used to wait out its 120 s readiness limit here. Alone it
+    // takes about 13 s; the bound leaves room for a CI machine running other test files beside it.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(code).toBe(1);
     expect(run.stderr()).toMatch(/gateway exited while starting/);
     expect(run.stderr()).toMatch(/ADMIN_TOKEN must be at least 16 characters/);
