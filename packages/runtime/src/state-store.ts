@@ -94,15 +94,14 @@ function outboxCollection<T extends Document & WithOutbox>(
   const guard = (id: unknown) => (write: () => Promise<void>) => writes(key(id), write);
   return {
     async insert(doc) {
-      const created = await writes(key(doc._id), async () => {
-        try {
-          await col.insertOne(doc);
-          return true;
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-          return false;
-        }
-      });
+      // An insert is atomic on both databases and rewrites nothing, so it needs no hold on the document.
+      let created = true;
+      try {
+        await col.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        created = false;
+      }
       // Also on a duplicate: an earlier run may have stored it and died before publishing.
       if (!created || doc.outbox.length > 0)
         await flushOrDefer(js, col, doc._id as T["_id"], log, guard(doc._id));
