@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Chain } from "@ramp/contracts";
 import type { Claims } from "@ramp/runtime";
 
-/** Longer than any prepare → store → broadcast; a crashed holder's lease simply runs out. */
+/** A crashed holder's lease runs out after this; a live one renews it every third of it. */
 const LEASE_MS = 30_000;
 const RETRY_MS = 100;
 
@@ -32,9 +32,16 @@ export function createSendLock(claims: Claims): SendLock {
       .catch(() => undefined)
       .then(async () => {
         await acquire(chain);
+        // Renewed while held: a holder that outlived an unrenewed lease (a slow database, a document
+        // write waiting for a dead replica's hold) would let another replica read the same pending
+        // nonce and sign a second transaction with it. A holder that died stops renewing.
+        const renew = setInterval(() => {
+          void claims.claim(key(chain), owner, LEASE_MS).catch(() => undefined);
+        }, LEASE_MS / 3);
         try {
           return await fn();
         } finally {
+          clearInterval(renew);
           // A release that fails is not an error for the sender: the lease simply runs out.
           await claims.release(key(chain), owner).catch(() => undefined);
         }
