@@ -1,12 +1,14 @@
 // `npm test`: typecheck → lint → every test, the order CI runs them in.
 
 import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { ensureFerretDb, ensureNatsServer, ensurePostgres, TOOLS_DIR } from "@ramp/devinfra";
 
-function step(name: string, cmd: string, args: string[]) {
+function step(name: string, cmd: string, args: string[], after?: () => void) {
   const started = Date.now();
   process.stderr.write(`\n[test] ${name}\n`);
   const r = spawnSync(cmd, args, { stdio: "inherit", env: process.env });
+  after?.();
   process.stderr.write(
     `[test] ${name}: ${r.status === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
@@ -23,4 +25,31 @@ ensurePostgres();
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);
 step("typecheck (root scripts)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json"]);
 step("lint", "pnpm", ["exec", "biome", "check", "--error-on-warnings", "."]);
-step("tests", "pnpm", ["exec", "vitest", "run", ...process.argv.slice(2)]);
+// Besides the usual report, a JUnit file that CI systems read, and one plain summary line (no colour
+// codes) that a log reader can find whatever the terminal made of vitest's own.
+const JUNIT = ".data/test-results/junit.xml";
+rmSync(JUNIT, { force: true });
+step(
+  "tests",
+  "pnpm",
+  [
+    "exec",
+    "vitest",
+    "run",
+    "--reporter=default",
+    "--reporter=junit",
+    `--outputFile.junit=${JUNIT}`,
+    ...process.argv.slice(2),
+  ],
+  () => summarize(JUNIT),
+);
+
+function summarize(file: string) {
+  if (!existsSync(file)) return;
+  const suites = [...readFileSync(file, "utf8").matchAll(/<testsuite\b([^>]*)>/g)].map((m) => m[1] ?? "");
+  const count = (name: string) =>
+    suites.reduce((sum, attrs) => sum + Number(new RegExp(`\\b${name}="(\\d+)"`).exec(attrs)?.[1] ?? 0), 0);
+  process.stderr.write(
+    `[test] summary: ${suites.length} test files, ${count("tests")} tests, ${count("failures")} failed, ${count("errors")} errors, ${count("skipped")} skipped (${file})\n`,
+  );
+}

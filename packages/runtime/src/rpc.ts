@@ -29,7 +29,9 @@ function encode(reply: RpcReply): Uint8Array {
 }
 
 /**
- * Answers one request/reply subject in a queue group so N instances share the load.
+ * Answers one request/reply subject in a queue group so N instances share the load; or, given
+ * `instance` (a concrete subject of a contract ending in `*`), answers it alone, for state that
+ * lives in this process (an open export's cursor).
  * Each side validates what it receives, once: here the request (a bad one is a VALIDATION reply), in
  * callRpc the answer. The handler's answer is typed by the contract and goes out as it is, unparsed.
  * Domain AppErrors travel as error replies; anything else becomes INTERNAL without leaking its message.
@@ -40,8 +42,9 @@ export function serveRpc<C extends RpcContract>(
   queue: string,
   log: Logger,
   handler: RpcHandler<C>,
+  instance?: string,
 ): { stop(): Promise<void> } {
-  const sub = nc.subscribe(contract.subject, { queue });
+  const sub = instance ? nc.subscribe(instance) : nc.subscribe(contract.subject, { queue });
   const inflight = new Set<Promise<void>>();
   const attributes = { "rpc.system": "nats", "rpc.method": contract.subject };
   const handle = (msg: Msg) =>
@@ -102,6 +105,7 @@ export function serveRpc<C extends RpcContract>(
  * Calls a request/reply subject; no responder or a timeout is UNAVAILABLE (HTTP 503), never a hang.
  * The request is typed by the contract and validated by the server; the answer is validated here, so
  * nothing the server sends reaches the caller unchecked (and fields outside the contract are stripped).
+ * `instance` is the concrete subject to call when the contract's subject ends in `*`.
  */
 export async function callRpc<C extends RpcContract>(
   nc: NatsConnection,
@@ -109,6 +113,7 @@ export async function callRpc<C extends RpcContract>(
   request: z.input<C["request"]>,
   trace?: TraceContext,
   timeoutMs = RPC_TIMEOUT_MS,
+  instance = contract.subject,
 ): Promise<z.infer<C["response"]>> {
   const payload = new TextEncoder().encode(JSON.stringify(request));
   const attributes = { "rpc.system": "nats", "rpc.method": contract.subject };
@@ -117,7 +122,7 @@ export async function callRpc<C extends RpcContract>(
     { kind: SpanKind.CLIENT, parent: trace, attributes },
     async (t) => {
       try {
-        const msg = await nc.request(contract.subject, payload, {
+        const msg = await nc.request(instance, payload, {
           timeout: timeoutMs,
           headers: toHeaders(t),
         });

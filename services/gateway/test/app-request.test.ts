@@ -6,6 +6,7 @@ import {
   ErrorBody,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  instanceSubject,
   type RouteDef,
   Routes,
   Rpc,
@@ -30,6 +31,7 @@ import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotenc
 const log = createLogger("gateway-test", "silent");
 const ADMIN_TOKEN = "test-admin-token-0123456789";
 const WEBHOOK_SECRET = `whsec_${"ab".repeat(32)}`;
+const exportNext = instanceSubject(Rpc.transactionExportNext, "stub");
 const SANDBOX_BANK = { id: "bank-1", name: "Sandbox Bank", code: "000013", country: "NG" };
 let nats: TestNats;
 let client: MongoClient;
@@ -95,10 +97,26 @@ beforeAll(async () => {
       record(Rpc.offrampCreate.subject, req);
       return sampleTransaction({ transactionType: "OFF_RAMP", status: "INIT" });
     }),
-    serveRpc(orders, Rpc.transactionList, "orders", log, async (req) => {
-      record(Rpc.transactionList.subject, req);
-      return { data: [sampleTransaction({ userExternalId: "user-1" })], nextCursor: "" };
+    serveRpc(orders, Rpc.transactionExport, "orders", log, async (req) => {
+      record(Rpc.transactionExport.subject, req);
+      // A slow database: the first chunk comes after the gateway has started its answer.
+      if (req.filter.status === "ERROR") {
+        await new Promise((r) => setTimeout(r, 6_000));
+        return { data: [sampleTransaction({ userExternalId: "late" })], next: "" };
+      }
+      return { data: [sampleTransaction({ userExternalId: "user-1" })], next: exportNext };
     }),
+    serveRpc(
+      orders,
+      Rpc.transactionExportNext,
+      "orders",
+      log,
+      async (req) => {
+        record(exportNext, req);
+        return { data: [sampleTransaction({ userExternalId: "user-2" })], next: "" };
+      },
+      exportNext,
+    ),
   );
 
   app = await buildApp(await connect("gateway"), true);
@@ -286,12 +304,25 @@ describe("a route's success answer comes from its table entry", () => {
     expect(res.headers.get("content-type")).toBe(Routes.transactionExport.ok.contentType);
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="transactions.csv"');
     const lines = (await res.text()).trim().split(/\r?\n/);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[1]).toContain("user-1");
-    expect(received.get(Rpc.transactionList.subject)?.at(-1)).toMatchObject({
+    expect(lines[2]).toContain("user-2");
+    expect(received.get(Rpc.transactionExport.subject)?.at(-1)).toMatchObject({
       filter: { status: "COMPLETED" },
-      limit: expect.any(Number),
     });
+    // The second chunk was asked of the process the first one named, not of the queue.
+    expect(received.get(exportNext)).toEqual([{}]);
+  });
+
+  it("answers a slow export with its header first, then the rows once orders has them", async () => {
+    const started = Date.now();
+    const res = await app.request("/pub/v2/transactions/export?status=ERROR", { headers: keyed() });
+    expect(res.status).toBe(200);
+    // The answer did not wait for the whole first chunk.
+    expect(Date.now() - started).toBeLessThan(6_000);
+    const lines = (await res.text()).trim().split(/\r?\n/);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain("late");
   });
 });
 

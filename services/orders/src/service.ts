@@ -10,6 +10,7 @@ import { listTransactions } from "./orders/list-transactions.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
 import { createReceivedFunds } from "./orders/received-funds.ts";
+import { serveTransactionExports } from "./orders/transaction-export.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
 import { createQuote } from "./quotes/locked-quotes.ts";
 import { createQuoteStore } from "./quotes/quote-store.ts";
@@ -45,6 +46,7 @@ export async function startOrders(config: OrdersConfig) {
         return toDto(order);
       }),
       serveRpc(nc, Rpc.transactionList, QUEUE, log, (req) => listTransactions(store, req)),
+      serveTransactionExports({ nc, store, log, queue: QUEUE }),
       serveRpc(nc, Rpc.quoteCreate, QUEUE, log, async ({ businessId, body }, ctx) => {
         const quote = await createQuote(createDeps, businessId, body, ctx.trace);
         ctx.log.info({ quoteId: quote.id, type: quote.type }, "quote created");

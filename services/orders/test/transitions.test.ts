@@ -3,9 +3,8 @@ import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createClaims, createLogger, ensureStreams, newTraceContext } from "@ramp/runtime";
 import { type Db, MongoClient, ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { baseDoc } from "../src/orders/create-orders.ts";
-import type { OrderDoc } from "../src/orders/order-doc.ts";
 import { createOrdersStore, type OrdersStore } from "../src/orders/orders-store.ts";
+import { orderFixture } from "./support/order-fixture.ts";
 
 let nats: TestNats;
 let nc: NatsConnection;
@@ -27,28 +26,10 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-function order(): OrderDoc {
-  return {
-    ...baseDoc({ businessId: "b", apiKeyId: null }, "BASE", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
-    status: "PROCESSING",
-    transactionType: "OFF_RAMP",
-    currency: "NGN",
-    recipient: "",
-    amount: "1",
-    fiatAmount: "1600.00",
-    usdcAmount: "1",
-    rate: "1600",
-    fee: "0",
-    usdPrice: "1",
-    decimals: 6,
-    setupCostUsd: "0",
-  };
-}
-
 describe("order transitions under concurrency", () => {
   it("racing COMPLETED and ERROR: exactly one wins, and the order ends in the winner's state", async () => {
     for (let round = 0; round < 5; round++) {
-      const doc = order();
+      const doc = orderFixture();
       await store.insert(doc);
       const attempts = Array.from({ length: 12 }, (_, i) => {
         const to = i % 2 ? "COMPLETED" : "ERROR";
@@ -65,7 +46,7 @@ describe("order transitions under concurrency", () => {
   });
 
   it("many causes racing for one exit: only one applies, the others learn they lost", async () => {
-    const doc = { ...order(), status: "INIT" as const };
+    const doc = { ...orderFixture(), status: "INIT" as const };
     await store.insert(doc);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -82,7 +63,7 @@ describe("order transitions under concurrency", () => {
   });
 
   it("a cause that claimed the exit and crashed finishes it on redelivery; another cause cannot", async () => {
-    const doc = order();
+    const doc = orderFixture();
     await store.insert(doc);
     expect(await store.claimExit(doc._id, "PROCESSING", "COMPLETED", "transfer-result")).toBe(true);
     const other = { id: doc._id, from: "PROCESSING", trace: newTraceContext() } as const;

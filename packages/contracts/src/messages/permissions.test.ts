@@ -105,10 +105,16 @@ describe("NATS permissions derived from contracts", () => {
       ]) {
         expect(mayPublish(svc, `$JS.API.${op}.RAMP_EVENTS`), `${svc} ${op}`).toBe(false);
       }
-      // Wildcards only under a service's own acks and its own KV buckets' streams and keys.
+      // Wildcards only under a service's own acks, its own KV buckets' streams and keys, and the one
+      // token of a call answered by a single process (an open export's chunks).
       const own = MESSAGING[svc].buckets.flatMap((b) => [`KV_${b}.`, `$KV.${b}.`]);
+      const instanceCalls = MESSAGING[svc].calls.map((c) => c.subject).filter((s) => s.endsWith(".*"));
       const wild = natsPermissions(svc).publish.allow.filter((p) => /[*>]/.test(p));
-      expect(wild.every((p) => p.startsWith("$JS.ACK.") || own.some((o) => p.includes(o)))).toBe(true);
+      expect(
+        wild.every(
+          (p) => p.startsWith("$JS.ACK.") || own.some((o) => p.includes(o)) || instanceCalls.includes(p),
+        ),
+      ).toBe(true);
     }
   });
 

@@ -5,7 +5,7 @@ import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
-import { TransactionFilter, TransactionPage } from "../http/transaction-list.ts";
+import { TRANSACTION_PAGE_MAX, TransactionFilter, TransactionPage } from "../http/transaction-list.ts";
 import { OfframpOrder, OnrampOrder, TransactionDto } from "../http/transactions.ts";
 import {
   DeliveryAttemptDto,
@@ -38,8 +38,22 @@ const Ok = z.object({ ok: z.literal(true) });
  */
 const Idempotent = { idempotencyKey: z.string().min(1).max(300).optional() };
 
-/** Largest page one list reply carries: about 0.5 KB per order keeps a reply well under NATS's 1 MB. */
-export const TRANSACTION_LIST_RPC_MAX = 500;
+/** Rows one export chunk carries: about 0.5 KB per order keeps a reply well under NATS's 1 MB. */
+export const TRANSACTION_EXPORT_CHUNK = 500;
+
+/** A run of an export's rows, newest first; `next` is the subject to ask for the following run, "" after the last. */
+export const TransactionChunk = z.object({ data: z.array(TransactionDto), next: z.string() });
+export type TransactionChunk = z.infer<typeof TransactionChunk>;
+
+/**
+ * The subject of one instance of a contract whose subject ends in `*` (answered by one process, not a
+ * queue group): the token must be a single subject token, so it can never widen into a wildcard.
+ */
+export function instanceSubject(contract: RpcContract, token: string): string {
+  if (!contract.subject.endsWith(".*")) throw new Error(`${contract.subject} has no instance token`);
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new Error(`not a subject token: ${token}`);
+  return `${contract.subject.slice(0, -1)}${token}`;
+}
 
 export const VirtualAccount = z.object({
   accountNumber: z.string(),
@@ -127,19 +141,35 @@ export const Rpc = {
     z.object({ ...BusinessScoped, id: z.string() }),
     TransactionDto,
   ),
-  /**
-   * One page of the business's orders, newest first, after `cursor`. The public list pages by at most
-   * 100; the CSV export walks the same keyset with larger pages, each one reply (bounded by `limit`).
-   */
+  /** One page of the business's orders, newest first, after `cursor`. */
   transactionList: rpc(
     "ramp.orders.transaction.list",
     z.object({
       ...BusinessScoped,
       filter: TransactionFilter,
-      limit: z.number().int().min(1).max(TRANSACTION_LIST_RPC_MAX),
+      limit: z.number().int().min(1).max(TRANSACTION_PAGE_MAX),
       cursor: z.string().optional(),
     }),
     TransactionPage,
+  ),
+  /**
+   * Opens a CSV export: the first chunk of the business's matching orders, read through one database
+   * cursor that the answering orders process keeps open for the rest. One query for the whole export,
+   * not one per page: a database that cannot serve the sort from an index (FerretDB) sorts once.
+   */
+  transactionExport: rpc(
+    "ramp.orders.transaction.export",
+    z.object({ ...BusinessScoped, filter: TransactionFilter }),
+    TransactionChunk,
+  ),
+  /**
+   * The next chunk of an open export, answered only by the process holding its cursor, on the
+   * `next` subject its previous chunk named (see `instanceSubject`). `stop` closes the export early.
+   */
+  transactionExportNext: rpc(
+    "ramp.orders.transaction.export.next.*",
+    z.object({ stop: z.boolean().optional() }),
+    TransactionChunk,
   ),
   quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteOrder }), QuoteDto),
   paymentCreate: rpc(

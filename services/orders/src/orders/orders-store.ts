@@ -41,7 +41,7 @@ export interface OrdersStore {
   getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
   /**
    * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
-   * descending), strictly after `after`. The list and the CSV export page through this.
+   * descending), strictly after `after`. The list pages through this.
    */
   page(
     businessId: string,
@@ -49,6 +49,8 @@ export interface OrdersStore {
     after: ListPosition | null,
     limit: number,
   ): Promise<OrderDoc[]>;
+  /** Every one of the business's orders matching `filter`, in list order, through one cursor. */
+  scan(businessId: string, filter: TransactionFilter, batchSize: number): OrderScan;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
@@ -57,6 +59,28 @@ export interface OrdersStore {
   /** Deletes an order still in INIT (its exit claimed for deletion first). */
   deleteUnpaid(id: ObjectId): Promise<boolean>;
   startSweeper(): Stoppable;
+}
+
+/** An open read of many orders: each `take` returns up to `n` more, fewer only at the end. */
+export interface OrderScan {
+  take(n: number): Promise<OrderDoc[]>;
+  close(): Promise<void>;
+}
+
+const LIST_ORDER = { createdAt: -1, _id: -1 } as const;
+
+function listQuery(businessId: string, filter: TransactionFilter): Filter<OrderDoc> {
+  const query: Filter<OrderDoc> = { businessId };
+  if (filter.type) query.transactionType = filter.type;
+  if (filter.status) query.status = filter.status;
+  if (filter.chain) query.chain = filter.chain;
+  if (filter.currency) query.currency = filter.currency;
+  if (filter.from || filter.to)
+    query.createdAt = {
+      ...(filter.from ? { $gte: new Date(filter.from) } : {}),
+      ...(filter.to ? { $lt: new Date(filter.to) } : {}),
+    };
+  return query;
 }
 
 export function createOrdersStore(deps: {
@@ -126,22 +150,28 @@ export function createOrdersStore(deps: {
       return moved;
     },
     async page(businessId, filter, after, limit) {
-      const query: Filter<OrderDoc> = { businessId };
-      if (filter.type) query.transactionType = filter.type;
-      if (filter.status) query.status = filter.status;
-      if (filter.chain) query.chain = filter.chain;
-      if (filter.currency) query.currency = filter.currency;
-      if (filter.from || filter.to)
-        query.createdAt = {
-          ...(filter.from ? { $gte: new Date(filter.from) } : {}),
-          ...(filter.to ? { $lt: new Date(filter.to) } : {}),
-        };
+      const query = listQuery(businessId, filter);
       if (after)
         query.$or = [
           { createdAt: { $lt: after.createdAt } },
           { createdAt: after.createdAt, _id: { $lt: after.id } },
         ];
-      return col.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
+      return col.find(query).sort(LIST_ORDER).limit(limit).toArray();
+    },
+    scan(businessId, filter, batchSize) {
+      const cursor = col.find(listQuery(businessId, filter)).sort(LIST_ORDER).batchSize(batchSize);
+      return {
+        async take(n) {
+          const docs: OrderDoc[] = [];
+          while (docs.length < n) {
+            const doc = await cursor.next();
+            if (!doc) break;
+            docs.push(doc);
+          }
+          return docs;
+        },
+        close: () => cursor.close(),
+      };
     },
     claimExit: (id, from, to, cause) => states.claimExit(id, from, to, cause),
     async dueForExpiry(now, limit) {

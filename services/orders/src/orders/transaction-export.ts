@@ -1,0 +1,119 @@
+import { randomBytes } from "node:crypto";
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  instanceSubject,
+  Rpc,
+  TRANSACTION_EXPORT_CHUNK,
+  type TransactionChunk,
+  unavailable,
+} from "@ramp/contracts";
+import { type Logger, type Stoppable, serveRpc } from "@ramp/runtime";
+import { toDto } from "./order-doc.ts";
+import type { OrderScan, OrdersStore } from "./orders-store.ts";
+
+export interface ExportOptions {
+  /** An export nobody asked the next chunk of for this long is closed (its client went away). */
+  idleMs: number;
+  /** Open exports this process holds at most; each keeps a database cursor. */
+  maxOpen: number;
+  chunk?: number;
+}
+
+export const EXPORT_DEFAULTS: ExportOptions = { idleMs: 120_000, maxOpen: 16 };
+
+/**
+ * The CSV export's orders side. Opening one runs the query once and keeps its cursor here; the
+ * gateway then asks this process, on a subject of this export alone, for one chunk at a time, only
+ * when its client has taken the previous one. So every side holds one chunk, however many rows, and
+ * the database sorts once: FerretDB cannot serve the sort from an index, and one query per page made a
+ * 100,000-order export re-sort all of them for every page.
+ */
+export function serveTransactionExports(
+  deps: { nc: NatsConnection; store: OrdersStore; log: Logger; queue: string },
+  options: ExportOptions = EXPORT_DEFAULTS,
+): Stoppable {
+  const { nc, store, log, queue } = deps;
+  const chunk = options.chunk ?? TRANSACTION_EXPORT_CHUNK;
+  const open = new Map<string, () => void>();
+
+  const read = async (scan: OrderScan) => {
+    const docs = await scan.take(chunk);
+    return { data: docs.map(toDto), last: docs.length < chunk };
+  };
+
+  const keepOpen = (scan: OrderScan, businessId: string): string => {
+    const id = randomBytes(16).toString("hex");
+    const subject = instanceSubject(Rpc.transactionExportNext, id);
+    let idle: NodeJS.Timeout | undefined;
+    const close = () => {
+      if (!open.delete(id)) return;
+      clearTimeout(idle);
+      // Not awaited: close runs inside this export's own handler, which stop() would wait for.
+      void server.stop();
+      scan.close().catch((err: unknown) => log.warn({ err, exportId: id }, "export cursor close failed"));
+    };
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        log.warn({ exportId: id, businessId }, "export closed: no chunk asked for in time");
+        close();
+      }, options.idleMs);
+      idle.unref();
+    };
+    const server = serveRpc(
+      nc,
+      Rpc.transactionExportNext,
+      queue,
+      log,
+      async ({ stop }): Promise<TransactionChunk> => {
+        if (stop) {
+          close();
+          return { data: [], next: "" };
+        }
+        touch();
+        try {
+          const { data, last } = await read(scan);
+          if (last) close();
+          return { data, next: last ? "" : subject };
+        } catch (err) {
+          close();
+          throw err;
+        }
+      },
+      subject,
+    );
+    open.set(id, close);
+    touch();
+    // The subscription goes out on this connection before the reply naming it, so the server (and, in
+    // a cluster, every route after it) knows the subject before the gateway can ask it.
+    return subject;
+  };
+
+  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter }, ctx) => {
+    if (open.size >= options.maxOpen) throw unavailable("Too many exports are running; try again shortly");
+    const scan = store.scan(businessId, filter, chunk);
+    try {
+      const { data, last } = await read(scan);
+      if (last) {
+        await scan.close();
+        return { data, next: "" };
+      }
+      const next = keepOpen(scan, businessId);
+      ctx.log.info({ businessId }, "export opened");
+      return { data, next };
+    } catch (err) {
+      await scan.close().catch(() => undefined);
+      throw err;
+    }
+  });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    stop() {
+      stopped ??= opener.stop().then(() => {
+        for (const close of [...open.values()]) close();
+      });
+      return stopped;
+    },
+  };
+}
