@@ -89,7 +89,9 @@ function renderUser({ name, nkey, permissions: p }: NatsUser): string {
     "      permissions: {",
     `        publish: { allow: ${list(p.publish.allow, i)} }`,
     `        subscribe: { allow: ${list(p.subscribe.allow, i)} }`,
-    ...(p.allowResponses ? ["        allow_responses: true"] : []),
+    // One reply per request received, for 10 minutes rather than nats-server's default 2: opening an
+    // export on a database that sorts in memory (FerretDB) can take minutes before its reply.
+    ...(p.allowResponses ? ['        allow_responses: { max: 1, expires: "10m" }'] : []),
     "      }",
     "    }",
   ].join("\n");

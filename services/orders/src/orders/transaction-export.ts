@@ -34,7 +34,7 @@ export function serveTransactionExports(
 ): Stoppable {
   const { nc, store, log, queue } = deps;
   const chunk = options.chunk ?? TRANSACTION_EXPORT_CHUNK;
-  const open = new Map<string, () => void>();
+  const open = new Map<string, () => Promise<void>>();
 
   const read = async (scan: OrderScan) => {
     const docs = await scan.take(chunk);
@@ -45,18 +45,24 @@ export function serveTransactionExports(
     const id = randomBytes(16).toString("hex");
     const subject = instanceSubject(Rpc.transactionExportNext, id);
     let idle: NodeJS.Timeout | undefined;
+    let closed: Promise<void> | undefined;
+    // Never awaited inside this export's own handler: stopping its server waits for that handler.
     const close = () => {
-      if (!open.delete(id)) return;
-      clearTimeout(idle);
-      // Not awaited: close runs inside this export's own handler, which stop() would wait for.
-      void server.stop();
-      scan.close().catch((err: unknown) => log.warn({ err, exportId: id }, "export cursor close failed"));
+      closed ??= (async () => {
+        open.delete(id);
+        clearTimeout(idle);
+        await scan
+          .close()
+          .catch((err: unknown) => log.warn({ err, exportId: id }, "export cursor close failed"));
+        await server.stop();
+      })();
+      return closed;
     };
     const touch = () => {
       clearTimeout(idle);
       idle = setTimeout(() => {
         log.warn({ exportId: id, businessId }, "export closed: no chunk asked for in time");
-        close();
+        void close();
       }, options.idleMs);
       idle.unref();
     };
@@ -67,16 +73,18 @@ export function serveTransactionExports(
       log,
       async ({ stop }): Promise<TransactionChunk> => {
         if (stop) {
-          close();
+          void close();
           return { data: [], next: "" };
         }
+        // A request that reached this subscription while it was being removed.
+        if (closed) throw unavailable("The export was closed");
         touch();
         try {
           const { data, last } = await read(scan);
-          if (last) close();
+          if (last) void close();
           return { data, next: last ? "" : subject };
         } catch (err) {
-          close();
+          void close();
           throw err;
         }
       },
@@ -110,8 +118,8 @@ export function serveTransactionExports(
   let stopped: Promise<void> | undefined;
   return {
     stop() {
-      stopped ??= opener.stop().then(() => {
-        for (const close of [...open.values()]) close();
+      stopped ??= opener.stop().then(async () => {
+        await Promise.all([...open.values()].map((close) => close()));
       });
       return stopped;
     },
