@@ -6,7 +6,8 @@
 #
 # Without RAMP_URL and RAMP_API_KEY it starts the local stack itself (`npm start` on a free port,
 # 127.0.0.1 only) and stops it afterwards. schemathesis is installed into .tools/schemathesis on first
-# use. Reports (HAR of every request) go to .data/fuzz/.
+# use. Reports (HAR of every request) go to .data/fuzz/. Against a stack of your own, set
+# RAMP_ADMIN_TOKEN too so the admin routes are explored.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -50,12 +51,18 @@ if [ -z "${RAMP_URL:-}" ] || [ -z "${RAMP_API_KEY:-}" ]; then
     sleep 1
   done
   [ -n "$RAMP_API_KEY" ] || { echo "no sandbox key after 300 s" >&2; exit 1; }
+  RAMP_ADMIN_TOKEN=$(sed -n 's/.*Admin token: *\([^ ]*\).*/\1/p' "$OUT/stack.log" | head -n1 || true)
 fi
+# The admin routes take a bearer token, the public ones an API key: send both, so each operation is
+# explored past its authentication instead of only collecting 401s.
+ADMIN_HEADER=()
+[ -n "${RAMP_ADMIN_TOKEN:-}" ] && ADMIN_HEADER=(--header "authorization: Bearer $RAMP_ADMIN_TOKEN")
 
 set +e
 "$VENV/bin/schemathesis" run "$RAMP_URL/openapi.json" \
   --url "$RAMP_URL" \
   --header "x-api-key: $RAMP_API_KEY" \
+  "${ADMIN_HEADER[@]}" \
   --checks not_a_server_error \
   --max-examples "$MAX_EXAMPLES" \
   --max-time "$MAX_SECONDS" \
