@@ -94,6 +94,10 @@ const RULES: Rule[] = [
     match: /^npm run vitest -- /,
     plan: skip("one test file of the suite, which CI runs whole"),
   },
+  {
+    match: /^RAMP_LOCAL_DB=\S+ npm run vitest$/,
+    plan: skip("the whole suite on one database backend (minutes); CI runs it on the default one"),
+  },
   { match: /^scripts\/fuzz-api\.sh/, plan: skip("installs schemathesis from PyPI and fuzzes for minutes") },
   { match: /^docker /, plan: skip("needs a Docker engine, and pulls or builds images") },
   {

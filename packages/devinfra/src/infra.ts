@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
 import { createNatsCredentials, type NatsCredentials, natsNkeyEnv, natsSeedEnv } from "./nats-auth.ts";
-import { ensurePostgres, type PostgresServer, startPostgres } from "./postgres.ts";
+import { ensurePostgres, type PostgresServer, postgresAvailable, startPostgres } from "./postgres.ts";
 import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
@@ -34,12 +34,20 @@ function dockerAnswers(): boolean {
   return r.status === 0 && r.stdout.trim().length > 0;
 }
 
-/** What FerretDB stores into when it is the local database: RAMP_LOCAL_DB, `sqlite` unless set. */
+/**
+ * What FerretDB stores into when it is the local database: RAMP_LOCAL_DB, else PostgreSQL where it is
+ * installed or can be (root with apt-get), else SQLite. PostgreSQL is the faster of the two for this
+ * service's writes (parallel inserts, updates by an indexed field, keyed orders) and the whole suite
+ * passes on both.
+ */
 export const LOCAL_DB_BACKENDS = ["sqlite", "postgresql"] as const;
 export type LocalDbBackend = (typeof LOCAL_DB_BACKENDS)[number];
 
-export function localDbBackend(env: Record<string, string | undefined> = process.env): LocalDbBackend {
-  const v = env.RAMP_LOCAL_DB || "sqlite";
+export function localDbBackend(
+  env: Record<string, string | undefined> = process.env,
+  canUsePostgres: () => boolean = postgresAvailable,
+): LocalDbBackend {
+  const v = env.RAMP_LOCAL_DB || (canUsePostgres() ? "postgresql" : "sqlite");
   const backend = LOCAL_DB_BACKENDS.find((b) => b === v);
   if (!backend) throw new Error(`RAMP_LOCAL_DB must be one of ${LOCAL_DB_BACKENDS.join(", ")}, not "${v}"`);
   return backend;

@@ -33,11 +33,20 @@ export function findPostgres(): string | undefined {
  * (root with apt-get); otherwise an error that says what to install. Called before tests and at start-up
  * only when the PostgreSQL backend is chosen, never from inside a test.
  */
+/** Root on a machine with apt-get: `ensurePostgres` can install Debian's package. */
+function canInstallPostgres(): boolean {
+  return process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;
+}
+
+/** Whether FerretDB can run on PostgreSQL here: it is installed, or `ensurePostgres` can install it. */
+export function postgresAvailable(): boolean {
+  return findPostgres() !== undefined || canInstallPostgres();
+}
+
 export function ensurePostgres(): string {
   const found = findPostgres();
   if (found) return found;
-  const canInstall = process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;
-  if (!canInstall) {
+  if (!canInstallPostgres()) {
     throw new Error(
       "PostgreSQL is not installed: install Debian's `postgresql` package (or put initdb and postgres on PATH), or use RAMP_LOCAL_DB=sqlite",
     );
