@@ -39,11 +39,11 @@ export interface Claims {
    * order left a state behind). There the write holds a leased claim on the key, waiting for it if
    * another process has it. MongoDB applies each update atomically, so there `write` just runs.
    * `write` is told whether it runs alone (its conditions on the document need not be in its filters).
-   * Writes of one key in one process run one after another, and a hold outlives its write briefly, so
-   * the write that follows at once (the removal of the events a change just published) takes no claim
-   * of its own.
+   * Writes of one key in one process run one after another. With `keep`, a hold outlives its write
+   * briefly, so this process's write that follows at once (the removal of the events a change just
+   * published) takes no claim of its own; another process waits that much longer for it.
    */
-  exclusive<T>(key: string, write: (alone: boolean) => Promise<T>): Promise<T>;
+  exclusive<T>(key: string, write: (alone: boolean) => Promise<T>, opts?: { keep?: boolean }): Promise<T>;
 }
 
 /** A holder renews its lease every third of this while it writes; one that died frees it after this. */
@@ -95,7 +95,14 @@ export function createClaims(db: Db, collection = "claims"): Claims {
   /** Held write claims of this process, by key, kept for `EXCLUSIVE_LINGER_MS` after each write. */
   const holds = new Map<
     string,
-    { lock: string; owner: string; since: number; stop: () => void; renew: NodeJS.Timeout }
+    {
+      lock: string;
+      owner: string;
+      since: number;
+      stop: () => void;
+      renew: NodeJS.Timeout;
+      renewed: () => Promise<unknown>;
+    }
   >();
   const inProcess = createWriteQueue();
 
@@ -143,7 +150,7 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     async release(key, owner) {
       await whenHeldBy(key, owner, (filter) => col.deleteOne(filter));
     },
-    async exclusive(key, write) {
+    async exclusive(key, write, opts) {
       if (!(await rewrites())) return write(false);
       return inProcess(key, async () => {
         let hold = holds.get(key);
@@ -159,7 +166,10 @@ export function createClaims(db: Db, collection = "claims"): Claims {
           return await write(true);
         } finally {
           // Given back through the queue, so a write queued meanwhile finds it still held and reuses it.
-          const linger = setTimeout(() => void inProcess(key, () => letGo(key)), EXCLUSIVE_LINGER_MS);
+          const linger = setTimeout(
+            () => void inProcess(key, () => letGo(key)),
+            opts?.keep ? EXCLUSIVE_LINGER_MS : 0,
+          );
           hold.stop = () => clearTimeout(linger);
         }
       });
@@ -183,11 +193,12 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     }
     // A slow database must not let the lease lapse under a write still running.
     const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
+    let renewing: Promise<unknown> = Promise.resolve();
     const renew = setInterval(() => {
       if (Date.now() > holdUntil) return clearInterval(renew);
-      void claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
+      renewing = claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
     }, EXCLUSIVE_LEASE_MS / 3);
-    const hold = { lock, owner, since: Date.now(), stop: () => undefined, renew };
+    const hold = { lock, owner, since: Date.now(), stop: () => undefined, renew, renewed: () => renewing };
     holds.set(key, hold);
     return hold;
   }
@@ -197,6 +208,9 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     if (!hold) return;
     holds.delete(key);
     clearInterval(hold.renew);
+    // A renewal still on its way would insert the claim again after the release: nobody would free it
+    // and every other writer would wait out its lease.
+    await hold.renewed();
     await claims.release(hold.lock, hold.owner).catch(() => undefined);
   }
 

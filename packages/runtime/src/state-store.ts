@@ -83,7 +83,7 @@ function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionD
   const name = deps.collection.collectionName;
   const { claims } = deps;
   return (id, write) =>
-    queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write) : () => write(false));
+    queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write, { keep: true }) : () => write(false));
 }
 
 /** Runs a write to one document; `alone` when no other process can write it meanwhile. */

@@ -29,7 +29,9 @@ describe("a document's writes held against other processes (Claims.exclusive)", 
     await Promise.all(
       replicas.map(async (claims, r) => {
         for (let burst = 0; burst < 6; burst++) {
-          await Promise.all(Array.from({ length: 4 }, () => claims.exclusive("doc-1", write)));
+          await Promise.all(
+            Array.from({ length: 4 }, () => claims.exclusive("doc-1", write, { keep: true })),
+          );
           await sleep(burst % 2 === r ? 10 : 150);
         }
       }),
