@@ -13,12 +13,16 @@
  * 3. Throughput: BENCH_CONCURRENCY clients alternating `POST /pub/v2/offramp` and `POST /pub/v2/onramp`
  *    for BENCH_DURATION_S, each request with a fresh Idempotency-Key as the SDK sends it
  *    (BENCH_ORDER_KEYS=0: without).
+ * 4. Deposits counted: a sandbox token deposit to each of BENCH_ORDERS_COUNTED new offramps, until each
+ *    order's PROCESSING and COMPLETED webhooks arrive; writes and requests per deposit, as in 2.
  *
  *   pnpm exec tsx bench/order-creation.ts
  *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/order-creation.ts
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBankingConfig, startBanking } from "@ramp/banking";
@@ -185,9 +189,32 @@ async function create(kind: Kind, keyed: boolean): Promise<boolean> {
   return res.status === 201;
 }
 
+/** What every service wrote, read and asked over NATS since the counters were cleared, per `units`. */
+function printCounts(label: string, units: number, unit: string) {
+  const per = (m: Map<string, number>) => total(m) / Math.max(1, units);
+  console.log(
+    `${label}: database writes per ${unit} ${per(writes).toFixed(2)}, NATS requests per ${unit} ${per(requests).toFixed(2)}`,
+  );
+  const breakdown = (m: Map<string, number>, timed = false) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => {
+        const ms = timed ? `  (${((dbMs.get(k) ?? 0) / v).toFixed(1)} ms each)` : "";
+        return `    ${(v / Math.max(1, units)).toFixed(2)}  ${k}${ms}`;
+      })
+      .join("\n");
+  console.log(
+    `  writes:\n${breakdown(writes, true)}\n  reads:\n${breakdown(reads, true)}\n  NATS requests:\n${breakdown(requests)}`,
+  );
+  return { writes: per(writes), requests: per(requests) };
+}
+const clearCounts = () => {
+  for (const m of [writes, reads, dbMs, requests]) m.clear();
+};
+
 /** `n` creations with a few in flight; what every service wrote and asked over NATS meanwhile, per order. */
 async function counted(kind: Kind, keyed: boolean, n: number) {
-  for (const m of [writes, reads, dbMs, requests]) m.clear();
+  clearCounts();
   let next = 0;
   let created = 0;
   const started = performance.now();
@@ -196,24 +223,10 @@ async function counted(kind: Kind, keyed: boolean, n: number) {
       while (next++ < n) if (await create(kind, keyed)) created++;
     }),
   );
-  const per = (m: Map<string, number>) => total(m) / Math.max(1, created);
   const label = `${kind}${keyed ? " with Idempotency-Key" : ""}`;
   const seconds = (performance.now() - started) / 1000;
-  console.log(
-    `${label}: ${created}/${n} created in ${seconds.toFixed(1)} s; database writes per order ${per(writes).toFixed(2)}, NATS requests per order ${per(requests).toFixed(2)}`,
-  );
-  const breakdown = (m: Map<string, number>, timed = false) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .map(([k, v]) => {
-        const ms = timed ? `  (${((dbMs.get(k) ?? 0) / v).toFixed(1)} ms each)` : "";
-        return `    ${(v / Math.max(1, created)).toFixed(2)}  ${k}${ms}`;
-      })
-      .join("\n");
-  console.log(
-    `  writes:\n${breakdown(writes, true)}\n  reads:\n${breakdown(reads, true)}\n  NATS requests:\n${breakdown(requests)}`,
-  );
-  return { writes: per(writes), requests: per(requests), ok: created === n };
+  const c = printCounts(`${label}: ${created}/${n} created in ${seconds.toFixed(1)} s`, created, "order");
+  return { ...c, ok: created === n };
 }
 
 // --- 2. counted -----------------------------------------------------------------------------------
@@ -260,7 +273,75 @@ report({
   p99Ms: load.p99Ms,
 });
 
+// --- 4. deposits, counted ------------------------------------------------------------------------
+// A sandbox token deposit to each of BENCH_ORDERS_COUNTED fresh offramps, a few in flight, until each
+// order's PROCESSING and final webhooks came back: everything every service wrote and asked meanwhile
+// (the deposit, the order's two state changes, the payout, the webhook deliveries), per deposit.
+const finals = new Map<string, Set<string>>();
+const hooks = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
+    const { id, status } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; status: string };
+    finals.set(id, (finals.get(id) ?? new Set()).add(status));
+    res.writeHead(200).end();
+  });
+});
+await new Promise<void>((r) => hooks.listen(0, "127.0.0.1", r));
+const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+await fetch(`${base}/pub/v2/webhook`, {
+  method: "PATCH",
+  headers: { "x-api-key": apiKey, "content-type": "application/json" },
+  body: JSON.stringify({ rampWebhookURL: hookUrl }),
+});
+const depositTo: string[] = [];
+for (let i = 0; i < COUNTED; i++) {
+  const res = await fetch(`${base}/pub/v2/offramp`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "content-type": "application/json" },
+    body: BODIES.offramp,
+  });
+  depositTo.push(((await res.json()) as { id: string }).id);
+}
+clearCounts();
+let nextDeposit = 0;
+let deposited = 0;
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (nextDeposit < depositTo.length) {
+      const id = depositTo[nextDeposit++] as string;
+      const res = await fetch(`${base}/sandbox/v2/offramp/${id}/token-deposit`, {
+        method: "POST",
+        headers: { "x-api-key": apiKey, "content-type": "application/json" },
+        body: "{}",
+      });
+      if (res.status === 202) deposited++;
+      await res.text();
+    }
+  }),
+);
+const ended = (id: string) => {
+  const seen = finals.get(id);
+  return seen?.has("PROCESSING") && (seen.has("COMPLETED") || seen.has("ERROR"));
+};
+for (let waited = 0; waited < 120_000 && !depositTo.every(ended); waited += 100)
+  await new Promise((r) => setTimeout(r, 100));
+const settled = depositTo.filter(ended).length;
+const depositCounts = printCounts(
+  `offramp deposits: ${deposited}/${COUNTED} accepted, ${settled} with both webhooks`,
+  settled,
+  "deposit",
+);
+report({
+  key: "deposit-db-writes",
+  label: "database writes per offramp deposit until its PROCESSING and COMPLETED webhooks, all services",
+  value: depositCounts.writes,
+  unit: "writes/deposit",
+});
+hooks.closeAllConnections();
+hooks.close();
+
 for (const [, svc] of [...services].reverse()) await svc.stop();
 await infra.stop();
 rmSync(dataDir, { recursive: true, force: true });
-process.exit(load.errors > 0 || countedOk.includes(false) ? 1 : 0);
+process.exit(load.errors > 0 || countedOk.includes(false) || settled < COUNTED ? 1 : 0);

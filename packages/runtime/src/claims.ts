@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { isDuplicateKey } from "./mongo.ts";
+import { createWriteQueue } from "./write-queue.ts";
 
 /**
  * The one claim mechanism of every service: an insert on a unique `_id`.
@@ -38,8 +39,11 @@ export interface Claims {
    * order left a state behind). There the write holds a leased claim on the key, waiting for it if
    * another process has it. MongoDB applies each update atomically, so there `write` just runs.
    * `write` is told whether it runs alone (its conditions on the document need not be in its filters).
+   * Writes of one key in one process run one after another. With `keep`, a hold outlives its write
+   * briefly, so this process's write that follows at once (the removal of the events a change just
+   * published) takes no claim of its own; another process waits that much longer for it.
    */
-  exclusive<T>(key: string, write: (alone: boolean) => Promise<T>): Promise<T>;
+  exclusive<T>(key: string, write: (alone: boolean) => Promise<T>, opts?: { keep?: boolean }): Promise<T>;
 }
 
 /** A holder renews its lease every third of this while it writes; one that died frees it after this. */
@@ -48,6 +52,14 @@ const EXCLUSIVE_LEASE_MS = 15_000;
 const EXCLUSIVE_WAIT_MS = 40_000;
 /** Renewal stops after this, so a write that hangs cannot hold a document for ever. */
 const EXCLUSIVE_HOLD_MS = 60_000;
+/**
+ * How long a hold is kept after its write for this process's next write of the same document: on
+ * FerretDB every claim and release is a write of its own, two for each write guarded. Long enough for
+ * the publish between a change and the removal of its events; another process waits at most this much more.
+ */
+const EXCLUSIVE_LINGER_MS = 100;
+/** A hold serves this process's writes for no longer than this before it is given back for others. */
+const EXCLUSIVE_REUSE_MS = 1_000;
 let exclusiveOwners = 0;
 const processToken = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -79,6 +91,20 @@ export function createClaims(db: Db, collection = "claims"): Claims {
       throw err;
     }
   }
+
+  /** Held write claims of this process, by key, kept for `EXCLUSIVE_LINGER_MS` after each write. */
+  const holds = new Map<
+    string,
+    {
+      lock: string;
+      owner: string;
+      since: number;
+      stop: () => void;
+      renew: NodeJS.Timeout;
+      renewed: () => Promise<unknown>;
+    }
+  >();
+  const inProcess = createWriteQueue();
 
   let rewriting: Promise<boolean> | undefined;
   const rewrites = () => {
@@ -124,34 +150,69 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     async release(key, owner) {
       await whenHeldBy(key, owner, (filter) => col.deleteOne(filter));
     },
-    async exclusive(key, write) {
+    async exclusive(key, write, opts) {
       if (!(await rewrites())) return write(false);
-      const lock = `write:${key}`;
-      const owner = `${processToken}-${++exclusiveOwners}`;
-      const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
-      let wait = 2;
-      while (!(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS))) {
-        // Wait by reading, not by failed inserts, which would take the database's write lock each time.
-        do {
-          if (Date.now() > deadline)
-            throw new Error(`${key} was being written by another process for too long`);
-          await new Promise((r) => setTimeout(r, wait));
-          wait = Math.min(wait * 2, 50);
-        } while (((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now());
-      }
-      // A slow database must not let the lease lapse under a write still running.
-      const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
-      const renew = setInterval(() => {
-        if (Date.now() > holdUntil) return clearInterval(renew);
-        void claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
-      }, EXCLUSIVE_LEASE_MS / 3);
-      try {
-        return await write(true);
-      } finally {
-        clearInterval(renew);
-        await claims.release(lock, owner).catch(() => undefined);
-      }
+      return inProcess(key, async () => {
+        let hold = holds.get(key);
+        if (hold) {
+          hold.stop();
+          if (Date.now() - hold.since > EXCLUSIVE_REUSE_MS) {
+            await letGo(key);
+            hold = undefined;
+          }
+        }
+        hold ??= await acquire(key);
+        try {
+          return await write(true);
+        } finally {
+          // Given back through the queue, so a write queued meanwhile finds it still held and reuses it.
+          const linger = setTimeout(
+            () => void inProcess(key, () => letGo(key)),
+            opts?.keep ? EXCLUSIVE_LINGER_MS : 0,
+          );
+          hold.stop = () => clearTimeout(linger);
+        }
+      });
     },
   };
+
+  /** Waits for the write claim of `key` and keeps its lease renewed until it is let go. */
+  async function acquire(key: string) {
+    const lock = `write:${key}`;
+    const owner = `${processToken}-${++exclusiveOwners}`;
+    const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
+    let wait = 2;
+    while (!(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS))) {
+      // Wait by reading, not by failed inserts, which would take the database's write lock each time.
+      do {
+        if (Date.now() > deadline)
+          throw new Error(`${key} was being written by another process for too long`);
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 50);
+      } while (((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now());
+    }
+    // A slow database must not let the lease lapse under a write still running.
+    const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
+    let renewing: Promise<unknown> = Promise.resolve();
+    const renew = setInterval(() => {
+      if (Date.now() > holdUntil) return clearInterval(renew);
+      renewing = claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
+    }, EXCLUSIVE_LEASE_MS / 3);
+    const hold = { lock, owner, since: Date.now(), stop: () => undefined, renew, renewed: () => renewing };
+    holds.set(key, hold);
+    return hold;
+  }
+
+  async function letGo(key: string) {
+    const hold = holds.get(key);
+    if (!hold) return;
+    holds.delete(key);
+    clearInterval(hold.renew);
+    // A renewal still on its way would insert the claim again after the release: nobody would free it
+    // and every other writer would wait out its lease.
+    await hold.renewed();
+    await claims.release(hold.lock, hold.owner).catch(() => undefined);
+  }
+
   return claims;
 }

@@ -57,11 +57,14 @@ export class OutboxStuck extends Error {
 }
 
 /**
- * Publishes what a document's outbox holds, then removes exactly each published entry and checks that
- * it is gone. The entry is pulled by its whole stored value: FerretDB ignores `$pull` with a condition
- * (`{ msgId }`) and would keep every entry for ever, while an exact value matches on both backends.
+ * Publishes what a document's outbox holds, in order, then removes every entry it published in one
+ * write and checks that they are gone. Entries are removed by their whole stored value (`$pullAll`):
+ * FerretDB ignores `$pull` with a condition (`{ msgId }`) and would keep every entry for ever, while
+ * exact values match on both backends. One removal for all of them, not one per entry: on FerretDB
+ * each removal rewrites the document and, where other processes write it too, takes a hold on it.
  * With `queuedBefore`, only entries queued by then are sent (a sweep leaves younger ones to their writer).
- * Throws when publishing fails or an entry cannot be removed; callers use `flushOrDefer`.
+ * Throws when publishing fails (after removing what was published) or an entry cannot be removed;
+ * callers use `flushOrDefer`.
  */
 export async function flushOutbox<T extends Document & WithOutbox>(
   js: JetStreamClient,
@@ -74,21 +77,37 @@ export async function flushOutbox<T extends Document & WithOutbox>(
   const doc = await collection.findOne(byId, { projection: { outbox: 1 } });
   const all = (doc?.outbox as OutboxEntry[] | undefined) ?? [];
   const entries = queuedBefore ? all.filter((e) => e.at.getTime() <= queuedBefore.getTime()) : all;
+  const published: OutboxEntry[] = [];
+  let failed: unknown;
   for (const entry of entries) {
-    const contract = bySubject.get(entry.subject);
-    if (!contract) throw new OutboxStuck(`outbox entry ${entry.msgId} names an unknown subject`);
-    await publish(js, contract, entry.payload as never, entry.msgId, {
-      requestId: entry.requestId,
-      traceparent: entry.traceparent,
-    });
-    await guard(async () => {
-      const pulled = await collection.updateOne(byId, { $pull: { outbox: entry } } as never);
-      if (pulled.modifiedCount === 1) return;
-      const still = await collection.countDocuments({ _id: id, outbox: entry } as Filter<T>);
-      if (still > 0) throw new OutboxStuck(`outbox entry ${entry.msgId} was published but not removed`);
-    });
+    try {
+      const contract = bySubject.get(entry.subject);
+      if (!contract) throw new OutboxStuck(`outbox entry ${entry.msgId} names an unknown subject`);
+      await publish(js, contract, entry.payload as never, entry.msgId, {
+        requestId: entry.requestId,
+        traceparent: entry.traceparent,
+      });
+      published.push(entry);
+    } catch (err) {
+      // Later entries wait for this one: a consumer must never see a younger fact before an older.
+      failed = err;
+      break;
+    }
   }
-  return entries.length;
+  if (published.length > 0)
+    await guard(async () => {
+      const pulled = await collection.updateOne(byId, { $pullAll: { outbox: published } } as never);
+      if (pulled.modifiedCount === 1) return;
+      // Nothing removed: another flush (a sweep) got there first, or the removal did not match.
+      const left = await collection.findOne(byId, { projection: { outbox: 1 } });
+      const sent = new Set(published.map((e) => `${e.msgId}@${e.at.getTime()}`));
+      const stuck = ((left?.outbox as OutboxEntry[] | undefined) ?? []).find((e) =>
+        sent.has(`${e.msgId}@${e.at.getTime()}`),
+      );
+      if (stuck) throw new OutboxStuck(`outbox entry ${stuck.msgId} was published but not removed`);
+    });
+  if (failed !== undefined) throw failed;
+  return published.length;
 }
 
 /**

@@ -50,6 +50,11 @@ export interface StateStore<T extends Document & WithOutbox, S extends string> e
   transition(change: StateChange<T, S>): Promise<T | null>;
   /** Takes the way out of `from` without an update (a deletion, say); true when `cause` owns it. */
   claimExit(id: StateChange<T, S>["id"], from: S, to: S | "DELETED", cause: string): Promise<boolean>;
+  /**
+   * Deletes the document if it is still in `from`, as one of its writes (so no transition lands between
+   * the check and the deletion); true when deleted. Claim the exit first with `claimExit`.
+   */
+  remove(id: StateChange<T, S>["id"], from: S): Promise<boolean>;
 }
 
 export interface OutboxCollectionDeps<T extends Document & WithOutbox> {
@@ -78,7 +83,7 @@ function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionD
   const name = deps.collection.collectionName;
   const { claims } = deps;
   return (id, write) =>
-    queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write) : () => write(false));
+    queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write, { keep: true }) : () => write(false));
 }
 
 /** Runs a write to one document; `alone` when no other process can write it meanwhile. */
@@ -135,15 +140,29 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     claimExit: (id, from, to, cause) => claims.claim(exitKey(id, from), `${to}|${cause}`),
 
     async transition(change) {
+      const owner = `${change.to}|${change.cause}`;
       const moved = await writes(String(change.id), async (alone) => {
-        if (!(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
+        // Not alone (MongoDB), the exit is claimed first and the update is conditional on the state.
+        if (!alone && !(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
         let doc = (await col.findOne(byId(change.id))) as T | null;
         if (!doc) return null;
+        if (alone) {
+          // Alone, no other process writes the document meanwhile, so the state just read decides, and
+          // the cause that leaves it is written into the same update (`exits`) instead of a claim of
+          // its own. A claim is still honoured: `claimExit` (a deletion) or an earlier version took it.
+          const holder =
+            (doc as { exits?: Record<string, string> }).exits?.[change.from] ??
+            (await claims.holder(exitKey(change.id, change.from)));
+          if (holder !== null && holder !== owner) return null;
+          // Never in `from`, or left it unrecorded: claimed as before, so a later cause finds it taken.
+          if (holder === null && doc[stateField] !== change.from)
+            return (await store.claimExit(change.id, change.from, change.to, change.cause)) ? doc : null;
+        }
         if (doc[stateField] === change.from) {
           const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
           const events = change.events?.({ ...doc, ...set } as T) ?? [];
           const update = {
-            $set: set,
+            $set: alone ? { ...set, [`exits.${change.from}`]: owner } : set,
             ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
           } as unknown as UpdateFilter<T>;
           // Alone, the state just read is the state updated; the filter stays on _id, which FerretDB
@@ -166,6 +185,16 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
       if (moved && moved.outbox.length > 0) await store.flush(change.id);
       return moved;
     },
+
+    remove: (id, from) =>
+      writes(String(id), async (alone) => {
+        if (!alone)
+          return (await col.deleteOne({ _id: id, [stateField]: from } as Filter<T>)).deletedCount === 1;
+        // Alone, a transition cannot land between this read and the deletion.
+        const doc = (await col.findOne(byId(id))) as T | null;
+        if (doc?.[stateField] !== from) return false;
+        return (await col.deleteOne(byId(id))).deletedCount === 1;
+      }),
   };
   return store;
 }

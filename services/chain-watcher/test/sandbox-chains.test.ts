@@ -1,7 +1,9 @@
 import { jetstream } from "@nats-io/jetstream";
 import { type AppError, Commands, Events, Rpc } from "@ramp/contracts";
 import { callRpc, publish } from "@ramp/runtime";
+import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AllocationDoc } from "../src/allocation/allocation-store.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
 
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -37,6 +39,33 @@ describe("allocation on sandbox chains", () => {
     expect(again.address).toBe(a.address);
     expect(b.address).not.toBe(a.address);
     expect(a.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  });
+
+  it("keeps handing out an address stored before allocations were keyed by their ref", async () => {
+    const legacy = "0x000000000000000000000000000000000000dEaD";
+    const client = await MongoClient.connect(String(h.env.MONGODB_URI));
+    try {
+      await client.db(h.env.MONGODB_DATABASE).collection<AllocationDoc>("allocations").insertOne({
+        _id: "evm:999999",
+        family: "evm",
+        index: 999_999,
+        chain: "BASE",
+        purpose: "offramp",
+        ref: "o-legacy",
+        mints: [],
+        address: legacy,
+        createdAt: new Date(),
+      });
+    } finally {
+      await client.close();
+    }
+    const again = await callRpc(h.nc, Rpc.addressAllocate, {
+      chain: "BASE",
+      purpose: "offramp",
+      ref: "o-legacy",
+      mints: [BASE_USDC],
+    });
+    expect(again.address).toBe(legacy);
   });
 
   it("hands out distinct addresses to concurrent allocations", async () => {

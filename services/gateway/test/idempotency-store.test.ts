@@ -70,6 +70,60 @@ describe("idempotency records (real database)", () => {
     expect((await all[1]!.claim("biz", "k", "fp")).kind).toBe("in-progress");
   });
 
+  it("after a takeover the old holder cannot free the key either, and the new holder's answer is kept", async () => {
+    const [dead, repeat, other] = await replicas(freshDb(), 3, { ttlSeconds: 60, leaseMs: 2_000 });
+    const first = await dead!.claim("biz", "k", "fp");
+    if (first.kind !== "claimed") throw new Error(first.kind);
+    await sleep(2_100);
+    const taken = await repeat!.claim("biz", "k", "fp");
+    if (taken.kind !== "claimed") throw new Error(taken.kind);
+    await dead!.release("biz", "k", first.token);
+    expect((await other!.claim("biz", "k", "fp")).kind).toBe("in-progress");
+    await dead!.complete("biz", "k", first.token, { ...ok, body: "stale" });
+    await repeat!.complete("biz", "k", taken.token, ok);
+    expect(await other!.claim("biz", "k", "fp")).toEqual({ kind: "replay", response: ok });
+  });
+
+  it("a released key is run by exactly one of many concurrent repeats, with any body", async () => {
+    const all = await replicas(freshDb(), 6);
+    const first = await all[0]!.claim("biz", "k", "fp");
+    if (first.kind !== "claimed") throw new Error(first.kind);
+    await all[0]!.release("biz", "k", first.token);
+    const claims = await Promise.all(all.map((s) => s.claim("biz", "k", "another request")));
+    expect(claims.filter((c) => c.kind === "claimed")).toHaveLength(1);
+    expect(claims.filter((c) => c.kind === "in-progress")).toHaveLength(5);
+  });
+
+  it("claims, answers, replays, 409s and 422s address each document by _id alone", async () => {
+    // FerretDB serves only an `_id`-only filter from its index: any other condition reads the whole
+    // collection, so a request would get slower with every key ever stored.
+    const watched = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
+    const filters: { command: string; filter: Record<string, unknown> }[] = [];
+    watched.on("commandStarted", (e) => {
+      const c = e.command as Record<string, unknown>;
+      if (e.commandName === "find")
+        filters.push({ command: "find", filter: c.filter as Record<string, unknown> });
+      for (const u of (c.updates ?? c.deletes ?? []) as { q: Record<string, unknown> }[])
+        filters.push({ command: e.commandName, filter: u.q });
+    });
+    try {
+      const db = watched.db(freshDb().databaseName);
+      const s = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+      await s.init();
+      stores.push(s);
+      const first = await s.claim("biz", "k", "fp");
+      if (first.kind !== "claimed") throw new Error(first.kind);
+      expect((await s.claim("biz", "k", "fp")).kind).toBe("in-progress");
+      await s.complete("biz", "k", first.token, ok);
+      expect((await s.claim("biz", "k", "fp")).kind).toBe("replay");
+      expect((await s.claim("biz", "k", "other")).kind).toBe("mismatch");
+      expect(filters.length).toBeGreaterThan(0);
+      for (const f of filters) expect(Object.keys(f.filter), JSON.stringify(f)).toEqual(["_id"]);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it("an expired record is gone, whatever the database does with TTL indexes", async () => {
     const [s] = await replicas(freshDb(), 1, { ttlSeconds: 1, leaseMs: 60_000 });
     const first = await s!.claim("biz", "k", "fp");

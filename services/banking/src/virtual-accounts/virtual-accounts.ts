@@ -104,11 +104,14 @@ export function createVirtualAccounts(deps: {
     },
 
     async close(ref: string): Promise<void> {
-      const doc = await accounts.findOneAndUpdate(
-        { _id: ref, status: "open" },
+      // Filtered on `_id` alone (FerretDB reads the whole collection for any other condition); the
+      // document as it was says whether this call is the one that closed it.
+      const before = await accounts.findOneAndUpdate(
+        { _id: ref },
         { $set: { status: "closed" } },
+        { returnDocument: "before" },
       );
-      if (doc) await deps.rail.closeVirtualAccount(doc.accountNumber);
+      if (before?.status === "open") await deps.rail.closeVirtualAccount(before.accountNumber);
     },
 
     /**

@@ -4,7 +4,12 @@ import type { Db } from "mongodb";
 
 /** One handed-out HD index. Written before the address is returned; never reused. */
 export interface AllocationDoc {
-  _id: string; // `${family}:${index}`
+  /**
+   * `${purpose}:${ref}`, so a repeat of an allocation finds it by `_id`, the one filter FerretDB serves
+   * from an index (any other reads the whole collection). Allocations stored before are keyed
+   * `${family}:${index}`; the unique {purpose, ref} index still finds them (see `findWinner`).
+   */
+  _id: string;
   family: ChainFamily;
   index: number;
   chain: Chain;
@@ -46,6 +51,11 @@ export interface AllocationStore {
    */
   dropReserved(family: ChainFamily): void;
   findByRef(purpose: AddressPurpose, ref: string): Promise<AllocationDoc | null>;
+  /**
+   * After an insert failed on a duplicate key: the allocation that holds the ref, if that is what
+   * collided. Also finds allocations stored under their older ids, by the {purpose, ref} index.
+   */
+  findWinner(purpose: AddressPurpose, ref: string): Promise<AllocationDoc | null>;
   /** Throws a duplicate-key error when the ref or the index was taken meanwhile. */
   insert(doc: AllocationDoc): Promise<void>;
   addMints(id: string, mints: string[]): Promise<void>;
@@ -54,6 +64,8 @@ export interface AllocationStore {
   watchedOn(chain: Chain): Promise<WatchDoc[]>;
   findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
 }
+
+export const allocationId = (purpose: AddressPurpose, ref: string) => `${purpose}:${ref}`;
 
 /**
  * HD indexes a process takes from its family's counter in one write. A crash burns at most this many
@@ -110,7 +122,13 @@ export function createAllocationStore(db: Db): AllocationStore {
     dropReserved(family) {
       blocks.delete(family);
     },
-    findByRef: (purpose, ref) => allocations.findOne({ purpose, ref }),
+    findByRef: (purpose, ref) => allocations.findOne({ _id: allocationId(purpose, ref) }),
+    async findWinner(purpose, ref) {
+      return (
+        (await allocations.findOne({ _id: allocationId(purpose, ref) })) ??
+        (await allocations.findOne({ purpose, ref }))
+      );
+    },
     async insert(doc) {
       await allocations.insertOne(doc);
     },

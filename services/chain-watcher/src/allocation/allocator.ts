@@ -9,7 +9,7 @@ import {
 } from "@ramp/contracts";
 import { isDuplicateKey, type Logger } from "@ramp/runtime";
 import type { ChainRegistry } from "../chains/registry.ts";
-import type { AllocationDoc, AllocationStore } from "./allocation-store.ts";
+import { type AllocationDoc, type AllocationStore, allocationId } from "./allocation-store.ts";
 
 const MAX_INDEX_ATTEMPTS = 20;
 
@@ -51,7 +51,7 @@ export function createAllocator(store: AllocationStore, registry: ChainRegistry,
       const index = await store.reserveIndex(family);
       const address = await registry.derive(req.chain, index);
       const doc: AllocationDoc = {
-        _id: `${family}:${index}`,
+        _id: allocationId(req.purpose, req.ref),
         family,
         index,
         chain: req.chain,
@@ -66,7 +66,7 @@ export function createAllocator(store: AllocationStore, registry: ChainRegistry,
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
         // A concurrent call for the same ref won: its address is the answer (our index stays burnt).
-        const winner = await store.findByRef(req.purpose, req.ref);
+        const winner = await store.findWinner(req.purpose, req.ref);
         if (winner) return existing(winner, req, mints);
         // The index itself was taken: the unique {family, index} is the real guard, because not every
         // MongoDB-wire database applies concurrent $inc atomically, and then two processes may hold the

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { isDuplicateKey, type Logger } from "@ramp/runtime";
-import type { Db } from "mongodb";
+import { createClaims, isDuplicateKey, type Logger } from "@ramp/runtime";
+import type { Db, Filter } from "mongodb";
 
 /** A final response as the first request answered it, replayed byte for byte. */
 export interface StoredResponse {
@@ -9,22 +9,27 @@ export interface StoredResponse {
   body: string;
 }
 
+/** Who runs a key now. Written whole when a key is claimed or taken over, never updated in between. */
 interface IdempotencyDoc {
   _id: string; // `${businessId}:${key}`: a business id holds no ":", so the split is unambiguous
-  /** Which claim holds the record; every write of a holder is conditional on it. */
+  /** This generation of the record: each claim or takeover writes a new one. */
   token: string;
   fingerprint: string;
-  state: "running" | "done";
-  /** A running record past this instant belongs to a process that died; a repeat may take it over. */
+  /** A generation still running past this instant belongs to a process that died; a repeat may take it over. */
   leaseUntil: Date;
-  response: StoredResponse | null;
   createdAt: Date;
   expiresAt: Date;
 }
 
-/** One taken-over generation of a record: whoever inserts it first is the only one to replace it. */
-interface TakeoverDoc {
-  _id: string; // `${record _id}#${the stale token}`
+/**
+ * How a generation stopped running: answered (`done`, with the answer), given back (`released`), or
+ * taken over by a repeat after its lease (`taken`). Only one of these exists per generation.
+ */
+type ExitKind = "done" | "released" | "taken";
+interface ExitDoc {
+  _id: string; // `${record _id}#${token}`
+  kind: ExitKind;
+  response: StoredResponse | null;
   expiresAt: Date;
 }
 
@@ -61,45 +66,82 @@ const CLAIM_ATTEMPTS = 5;
  */
 export const IDEMPOTENCY_LEASE_MS = 90_000;
 
+/** A record as read: the generation and, once it stopped running, how. */
+interface Seen {
+  record: IdempotencyDoc;
+  exit: ExitDoc | null;
+}
+
 /**
- * Idempotency records in the gateway's own database. FerretDB's conditional updates are not atomic
- * under concurrency, so no decision here is a read followed by a write: a key is claimed by inserting
- * its record on a unique `_id`, and a stale record (expired, or running past its lease) is taken over
- * only by whoever first inserts a takeover marker for that record's token. Both inserts are atomic on
- * MongoDB and FerretDB alike, so two racing requests never both run.
+ * Idempotency records in the gateway's own database. Every read and write on a request's way addresses
+ * one document by `_id`, which FerretDB serves from its index (any other condition reads the whole
+ * collection), and none is a read followed by a conditional write, which FerretDB does not apply
+ * atomically:
+ *
+ * - a key is claimed by inserting its record on a unique `_id`;
+ * - its holder ends its generation by inserting the generation's exit (`<record>#<token>`, with the
+ *   answer when final), also on a unique `_id`. A repeat that takes a lapsed generation over inserts
+ *   the same exit first, so of the holder and the repeats exactly one ends a generation, and a holder
+ *   that lost it writes nothing anyone reads;
+ * - only a takeover rewrites a record, while holding the record's write claim (`Claims.exclusive`), and
+ *   only after reading again under it that the generation it saw is still the one stored.
+ *
+ * An answered request costs two inserts; a replay, a 409 or a 422 two reads by `_id`.
  */
 export function createIdempotencyStore(db: Db, opts: IdempotencyStoreOptions): IdempotencyStore {
   const records = db.collection<IdempotencyDoc>("idempotency_keys");
-  const takeovers = db.collection<TakeoverDoc>("idempotency_takeovers");
+  const exits = db.collection<ExitDoc>("idempotency_exits");
+  const claims = createClaims(db);
   const recordId = (businessId: string, key: string) => `${businessId}:${key}`;
+  const exitId = (_id: string, token: string) => `${_id}#${token}`;
   let purgeTimer: NodeJS.Timeout | undefined;
 
   const fresh = (token: string, fingerprint: string, now: Date) => ({
     token,
     fingerprint,
-    state: "running" as const,
     leaseUntil: new Date(now.getTime() + opts.leaseMs),
-    response: null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + opts.ttlSeconds * 1000),
   });
 
-  const isStale = (doc: IdempotencyDoc, now: Date) =>
-    doc.expiresAt <= now || (doc.state === "running" && doc.leaseUntil <= now);
+  async function read(_id: string): Promise<Seen | null> {
+    const record = await records.findOne({ _id });
+    if (!record) return null;
+    return { record, exit: await exits.findOne({ _id: exitId(_id, record.token) }) };
+  }
 
-  async function takeOver(stale: IdempotencyDoc, token: string, fingerprint: string, now: Date) {
+  /** Ends a generation; false when it had already ended (answered, given back or taken over). */
+  async function end(_id: string, token: string, kind: ExitKind, response: StoredResponse | null) {
+    // The exit outlives the record it ends, so a record is never read without its exit.
+    const expiresAt = new Date(Date.now() + opts.ttlSeconds * 1000);
     try {
-      const expiresAt = new Date(now.getTime() + opts.ttlSeconds * 1000);
-      await takeovers.insertOne({ _id: `${stale._id}#${stale.token}`, expiresAt });
+      await exits.insertOne({ _id: exitId(_id, token), kind, response, expiresAt });
+      return true;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       return false;
     }
-    const r = await records.updateOne(
-      { _id: stale._id, token: stale.token },
-      { $set: fresh(token, fingerprint, now) },
-    );
-    return r.matchedCount === 1;
+  }
+
+  /** Expired; or no longer running (given back, or taken by a repeat that died before rewriting it); or running past its lease. */
+  const isStale = ({ record, exit }: Seen, now: Date) =>
+    record.expiresAt <= now || (exit ? exit.kind !== "done" : record.leaseUntil <= now);
+
+  async function takeOver(seen: Seen, token: string, fingerprint: string) {
+    const { _id, token: staleToken } = seen.record;
+    return claims.exclusive(`${records.collectionName}:${_id}`, async (alone) => {
+      // Alone (FerretDB), nothing but another takeover rewrites the record, and none runs now: what is
+      // read here is what gets replaced. Otherwise (MongoDB) the update's filter checks it atomically.
+      const now = new Date();
+      const current = alone ? await read(_id) : seen;
+      if (!current || current.record.token !== staleToken || !isStale(current, now)) return false;
+      if (!current.exit && !(await end(_id, staleToken, "taken", null))) return false;
+      const r = await records.updateOne(
+        (alone ? { _id } : { _id, token: staleToken }) as Filter<IdempotencyDoc>,
+        { $set: fresh(token, fingerprint, now) },
+      );
+      return r.matchedCount === 1;
+    });
   }
 
   /**
@@ -110,17 +152,17 @@ export function createIdempotencyStore(db: Db, opts: IdempotencyStoreOptions): I
   async function purgeExpired() {
     const now = new Date();
     await records.deleteMany({ expiresAt: { $lte: now } });
-    await takeovers.deleteMany({ expiresAt: { $lte: now } });
+    await exits.deleteMany({ expiresAt: { $lte: now } });
   }
 
   return {
     async init() {
       try {
         await records.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
-        await takeovers.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+        await exits.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
       } catch (err) {
         // FerretDB 1.24 answers "not implemented" to TTL indexes. Reads already treat an expired
-        // record as absent; this loop only keeps the collection from growing.
+        // record as absent; this loop only keeps the collections from growing.
         opts.log.info(
           { err: (err as Error).message },
           "no TTL indexes here; purging idempotency records on a timer",
@@ -136,23 +178,21 @@ export function createIdempotencyStore(db: Db, opts: IdempotencyStoreOptions): I
     async claim(businessId, key, fingerprint) {
       const _id = recordId(businessId, key);
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        const now = new Date();
         const token = randomUUID();
         try {
-          await records.insertOne({ _id, ...fresh(token, fingerprint, now) });
+          await records.insertOne({ _id, ...fresh(token, fingerprint, new Date()) });
           return { kind: "claimed", token };
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
         }
-        const existing = await records.findOne({ _id });
-        if (!existing) continue; // released or purged in between: claim again
-        if (isStale(existing, now)) {
-          if (await takeOver(existing, token, fingerprint, now)) return { kind: "claimed", token };
+        const seen = await read(_id);
+        if (!seen) continue; // purged in between: claim again
+        if (isStale(seen, new Date())) {
+          if (await takeOver(seen, token, fingerprint)) return { kind: "claimed", token };
           continue;
         }
-        if (existing.fingerprint !== fingerprint) return { kind: "mismatch" };
-        if (existing.state === "done" && existing.response)
-          return { kind: "replay", response: existing.response };
+        if (seen.record.fingerprint !== fingerprint) return { kind: "mismatch" };
+        if (seen.exit?.response) return { kind: "replay", response: seen.exit.response };
         return { kind: "in-progress" };
       }
       // Claimed, released and claimed again by others on every attempt: someone is running it.
@@ -160,14 +200,12 @@ export function createIdempotencyStore(db: Db, opts: IdempotencyStoreOptions): I
     },
 
     async complete(businessId, key, token, response) {
-      await records.updateOne(
-        { _id: recordId(businessId, key), token },
-        { $set: { state: "done", response } },
-      );
+      await end(recordId(businessId, key), token, "done", response);
     },
 
     async release(businessId, key, token) {
-      await records.deleteOne({ _id: recordId(businessId, key), token });
+      // The record stays; a repeat finds its generation given back and takes it over.
+      await end(recordId(businessId, key), token, "released", null);
     },
 
     async stop() {

@@ -185,9 +185,7 @@ export function createOrdersStore(deps: {
         .toArray();
       return due.map((d) => d._id);
     },
-    async deleteUnpaid(id) {
-      return (await col.deleteOne({ _id: id, status: "INIT" })).deletedCount === 1;
-    },
+    deleteUnpaid: (id) => states.remove(id, "INIT"),
     startSweeper: () => states.startSweeper(),
   };
 }
