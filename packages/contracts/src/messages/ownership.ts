@@ -1,4 +1,4 @@
-import { ChangeFeeds } from "./changes.ts";
+import { type ChangeFeedContract, ChangeFeeds } from "./changes.ts";
 import { LeaseBuckets } from "./leases.ts";
 import { Rpc, type RpcContract } from "./rpc.ts";
 import { Commands, Events, type StreamContract, WebhookWork } from "./streams.ts";
@@ -55,8 +55,13 @@ export interface ServiceMessaging {
   /** Events and commands it publishes: it is their only publisher. */
   readonly publishes: readonly StreamContract[];
   readonly consumes: readonly ConsumerContract[];
-  /** NATS KV buckets it alone reads and writes (change feeds, leases); no other service may touch them. */
+  /** NATS KV buckets it alone writes (change feeds, leases); no other service may write to them. */
   readonly buckets: readonly string[];
+  /**
+   * Other services' change feeds it watches, read-only, to drop answers it keeps from their owner (the
+   * gateway's copies of pricing's rates): it may create a watch of the bucket, never write or delete.
+   */
+  readonly follows: readonly ChangeFeedContract[];
   /** Work-queue streams of its own: it alone publishes to them and pulls from them with one durable. */
   readonly workQueues: readonly WorkQueueContract[];
 }
@@ -96,6 +101,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [],
     buckets: [ChangeFeeds.gateway.bucket],
+    follows: [ChangeFeeds.pricing],
     workQueues: [],
   },
   pricing: {
@@ -104,6 +110,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [],
     buckets: [ChangeFeeds.pricing.bucket],
+    follows: [],
     workQueues: [],
   },
   banking: {
@@ -122,6 +129,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [Events.fiatDepositReceived, Events.payoutResult],
     consumes: [Consumers.bankingPayouts],
     buckets: [],
+    follows: [],
     workQueues: [],
   },
   orders: {
@@ -160,6 +168,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Consumers.ordersTransferResults,
     ],
     buckets: [],
+    follows: [],
     workQueues: [],
   },
   "chain-watcher": {
@@ -168,6 +177,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [Events.depositObserved, Events.transferResult],
     consumes: [Consumers.chainWatcherTransfers],
     buckets: [LeaseBuckets.chainWatcher.bucket],
+    follows: [],
     workQueues: [],
   },
   "webhook-dispatcher": {
@@ -182,6 +192,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [Consumers.webhookOrders, Consumers.webhookPayments],
     buckets: [ChangeFeeds.webhooks.bucket, WebhookWork.lanesBucket],
+    follows: [],
     workQueues: [
       { stream: WebhookWork.stream.name, subject: WebhookWork.deliver.subject, durable: WebhookWork.durable },
     ],
