@@ -69,7 +69,7 @@ function requestContext(log: Logger) {
       s.updateName(`${method} ${route}`);
       s.setAttributes({ "http.route": route, "http.response.status_code": status });
       if (status >= 500) s.setStatus({ code: SpanStatusCode.ERROR });
-      c.var.log.info({ method, path: c.req.path, status, ms: Math.round(seconds * 1000) }, "request");
+      c.get("log").info({ method, path: c.req.path, status, ms: Math.round(seconds * 1000) }, "request");
     });
   });
 }

@@ -7,7 +7,7 @@ import type { Register } from "../register.ts";
 /** The public API: validated by the registrar, forwarded, mapped. No business logic here. */
 export function publicRoutes(register: Register, nc: NatsConnection, rates: RateCache) {
   register(Routes.rateGet, async (c, { query }) =>
-    rates.get(c.var.caller.businessId, query.currency, c.var.trace),
+    rates.get(c.get("caller").businessId, query.currency, c.get("trace")),
   );
 
   register(Routes.bankList, async (c, { query }) => callRpc(nc, Rpc.banksList, query, c.var.trace));
