@@ -9,6 +9,7 @@
  *
  *   pnpm exec tsx bench/gateway-rates.ts
  *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/gateway-rates.ts
+ *   BENCH_INTERLEAVED_S=20 pnpm exec tsx bench/gateway-rates.ts   (also: gateway and bare Hono in turns)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,7 @@ import { loadPricingConfig, startPricing } from "@ramp/pricing";
 import { callRpc } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
 import { closedLoop } from "./support/closed-loop.ts";
+import { startHonoFloor } from "./support/hono-floor-server.ts";
 import { httpAtRate, httpLoad } from "./support/http-load.ts";
 import { envNumber, report } from "./support/report.ts";
 
@@ -89,6 +91,38 @@ report({
   p50Ms: half.p50Ms,
   p99Ms: half.p99Ms,
 });
+
+// Opt-in, for a machine shared with other work: the gateway and a bare Hono server in this process take
+// turns in one-second slices, so both see the same background load, and the ratio is read from that.
+const INTERLEAVED_S = Number(process.env.BENCH_INTERLEAVED_S ?? 0);
+if (INTERLEAVED_S > 0) {
+  const floor = await startHonoFloor();
+  const sides = [
+    { name: "gateway", url: `${base}/pub/v2/rate?currency=NGN`, requests: 0, seconds: 0, cpuS: 0 },
+    { name: "bare Hono", url: floor.url, requests: 0, seconds: 0, cpuS: 0 },
+  ];
+  for (let i = 0; i < INTERLEAVED_S; i++) {
+    for (const side of sides) {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const r = await httpLoad({ url: side.url, headers: { "x-api-key": apiKey }, concurrency: CONCURRENCY, durationS: 1 });
+      const seconds = (performance.now() - started) / 1000;
+      const used = process.cpuUsage(cpu);
+      side.requests += r.requestsPerSecond * seconds;
+      side.seconds += seconds;
+      side.cpuS += (used.user + used.system) / 1e6;
+    }
+  }
+  floor.close();
+  const [gw, hono] = sides.map((side) => ({
+    ...side,
+    perSecond: side.requests / side.seconds,
+    cpuMsPerRequest: (side.cpuS * 1000) / side.requests,
+  })) as [{ perSecond: number; cpuMsPerRequest: number }, { perSecond: number; cpuMsPerRequest: number }];
+  console.log(
+    `interleaved, ${INTERLEAVED_S} × 1 s each: gateway ${gw.perSecond.toFixed(0)} req/s, bare Hono ${hono.perSecond.toFixed(0)} req/s, ratio ${((100 * gw.perSecond) / hono.perSecond).toFixed(1)} %; CPU of this process per request (load generator included) gateway ${gw.cpuMsPerRequest.toFixed(3)} ms, bare Hono ${hono.cpuMsPerRequest.toFixed(3)} ms`,
+  );
+}
 
 // The gateway's own connection is the caller, as in a real request, without HTTP in front.
 const { nc } = gateway.deps;
