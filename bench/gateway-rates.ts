@@ -97,15 +97,18 @@ report({
 const INTERLEAVED_S = Number(process.env.BENCH_INTERLEAVED_S ?? 0);
 if (INTERLEAVED_S > 0) {
   const floor = await startHonoFloor();
-  const sides = [
-    { name: "gateway", url: `${base}/pub/v2/rate?currency=NGN`, requests: 0, seconds: 0, cpuS: 0 },
-    { name: "bare Hono", url: floor.url, requests: 0, seconds: 0, cpuS: 0 },
-  ];
+  const gw = { url: `${base}/pub/v2/rate?currency=NGN`, requests: 0, seconds: 0, cpuS: 0 };
+  const hono = { url: floor.url, requests: 0, seconds: 0, cpuS: 0 };
   for (let i = 0; i < INTERLEAVED_S; i++) {
-    for (const side of sides) {
+    for (const side of [gw, hono]) {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      const r = await httpLoad({ url: side.url, headers: { "x-api-key": apiKey }, concurrency: CONCURRENCY, durationS: 1 });
+      const r = await httpLoad({
+        url: side.url,
+        headers: { "x-api-key": apiKey },
+        concurrency: CONCURRENCY,
+        durationS: 1,
+      });
       const seconds = (performance.now() - started) / 1000;
       const used = process.cpuUsage(cpu);
       side.requests += r.requestsPerSecond * seconds;
@@ -114,13 +117,10 @@ if (INTERLEAVED_S > 0) {
     }
   }
   floor.close();
-  const [gw, hono] = sides.map((side) => ({
-    ...side,
-    perSecond: side.requests / side.seconds,
-    cpuMsPerRequest: (side.cpuS * 1000) / side.requests,
-  })) as [{ perSecond: number; cpuMsPerRequest: number }, { perSecond: number; cpuMsPerRequest: number }];
+  const rate = (side: typeof gw) => side.requests / side.seconds;
+  const cpuMs = (side: typeof gw) => ((side.cpuS * 1000) / side.requests).toFixed(3);
   console.log(
-    `interleaved, ${INTERLEAVED_S} × 1 s each: gateway ${gw.perSecond.toFixed(0)} req/s, bare Hono ${hono.perSecond.toFixed(0)} req/s, ratio ${((100 * gw.perSecond) / hono.perSecond).toFixed(1)} %; CPU of this process per request (load generator included) gateway ${gw.cpuMsPerRequest.toFixed(3)} ms, bare Hono ${hono.cpuMsPerRequest.toFixed(3)} ms`,
+    `interleaved, ${INTERLEAVED_S} × 1 s each: gateway ${rate(gw).toFixed(0)} req/s, bare Hono ${rate(hono).toFixed(0)} req/s, ratio ${((100 * rate(gw)) / rate(hono)).toFixed(1)} %; CPU of this process per request (load generator included) gateway ${cpuMs(gw)} ms, bare Hono ${cpuMs(hono)} ms`,
   );
 }
 
