@@ -77,7 +77,12 @@ report({
 // The latency a client sees when the gateway is not saturated: half the rate it just sustained.
 const halfRate = Math.max(1, Math.round(http.requestsPerSecond / 2));
 const half = await httpAtRate(
-  { url: `${base}/pub/v2/rate?currency=NGN`, headers: { "x-api-key": apiKey }, durationS: DURATION_S },
+  {
+    url: `${base}/pub/v2/rate?currency=NGN`,
+    headers: { "x-api-key": apiKey },
+    concurrency: CONCURRENCY,
+    durationS: DURATION_S,
+  },
   halfRate,
 );
 console.log(

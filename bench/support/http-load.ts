@@ -84,15 +84,12 @@ const fetchOk = (opts: HttpLoadOptions) => async () => {
 };
 
 /**
- * `perSecond` requests a second for `durationS`, from this process (Debian's wrk has no fixed-rate mode):
- * the latency clients see at that load, counted from when each request was due.
+ * `perSecond` requests a second for `durationS`, from this process (Debian's wrk has no fixed-rate mode),
+ * at most `concurrency` at once: the latency clients see at that load, counted from when each was due.
  */
-export function httpAtRate(
-  opts: Omit<HttpLoadOptions, "concurrency">,
-  perSecond: number,
-): Promise<LoopResult> {
+export function httpAtRate(opts: HttpLoadOptions, perSecond: number): Promise<LoopResult> {
   if (!new URL(opts.url).hostname.startsWith("127.")) throw new Error("load is only ever aimed at 127.0.0.1");
-  return openLoop(perSecond, opts.durationS, fetchOk({ ...opts, concurrency: 1 }));
+  return openLoop(perSecond, opts.durationS, opts.concurrency, fetchOk(opts));
 }
 
 async function nodeLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
