@@ -61,13 +61,19 @@ function keepWatching<K extends string>(
   const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_WATCH_MS));
   if (!first) listener.live(false);
 
+  let failures = 0;
   const loop = (async () => {
     while (!stopped) {
       if (!watch) {
         try {
           watch = await open();
+          failures = 0;
         } catch (err) {
-          log.warn({ err, bucket }, "change watch not established; reading through");
+          // Once, then quietly: a follower started before the feed's owner retries every second.
+          log[failures++ === 0 ? "warn" : "debug"](
+            { err, bucket },
+            "change watch not established; reading through",
+          );
           await pause();
           continue;
         }
