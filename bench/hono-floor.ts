@@ -6,25 +6,16 @@
  *   pnpm exec tsx bench/hono-floor.ts
  *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/hono-floor.ts
  */
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
+import { startHonoFloor } from "./support/hono-floor-server.ts";
 import { httpLoad } from "./support/http-load.ts";
 import { envNumber, report } from "./support/report.ts";
-import { STATIC_RATES } from "./support/static-rate.ts";
 
 const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 
-const app = new Hono();
-app.get("/pub/v2/rate", (c) => c.json(STATIC_RATES));
-const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-  const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-});
-const { port } = server.address() as AddressInfo;
-
+const server = await startHonoFloor();
 const r = await httpLoad({
-  url: `http://127.0.0.1:${port}/pub/v2/rate?currency=NGN`,
+  url: server.url,
   headers: { "x-api-key": "rk_floor" },
   concurrency: CONCURRENCY,
   durationS: DURATION_S,

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
-import { type DepositObserved, Events, TransactionDto } from "@ramp/contracts";
+import { ChangeFeeds, type DepositObserved, Events, TransactionDto } from "@ramp/contracts";
 import { sleep } from "@ramp/devinfra/testing";
-import { ensureStreams, publish } from "@ramp/runtime";
+import { createLogger, ensureStreams, followChangeFeed, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type ServiceName, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
@@ -80,5 +80,29 @@ describe("NATS is a trust boundary", () => {
       return s === "INIT" ? undefined : s;
     });
     expect(["PROCESSING", "COMPLETED"]).toContain(moved);
+  });
+
+  it("lets the gateway watch pricing's change feed, and refuses its write to it", async () => {
+    const nc = await stack.connectAs("gateway");
+    const changed: string[] = [];
+    let live = false;
+    const feed = followChangeFeed(nc, ChangeFeeds.pricing, createLogger("trust-test", "silent"), {
+      changed: (kind, id) => changed.push(`${kind}.${id}`),
+      live: (next) => {
+        live = next;
+      },
+    });
+    try {
+      await eventually(() => (live ? true : undefined));
+      await stack.setRate("KES", 130, 125);
+      await eventually(() => (changed.includes("market-rate.KES") ? true : undefined));
+      const { js } = await ensureStreams(nc);
+      await expect(js.publish(`$KV.${ChangeFeeds.pricing.bucket}.market-rate.KES`, "forged")).rejects.toThrow(
+        /permissions violation/i,
+      );
+    } finally {
+      await feed.stop();
+      await nc.close();
+    }
   });
 });

@@ -142,21 +142,51 @@ describe("admin CLI", () => {
   });
 });
 
+describe("rates.get for a caller that keeps the answer", () => {
+  it("with `fresh`, is computed from pricing's database, not from a replica's memory", async () => {
+    await stack.setRate("NGN", 1600, 1500);
+    const biz = await stack.createBusiness("Fresh", 0);
+    const ask = (fresh?: boolean) =>
+      callRpc(nc, Rpc.ratesGet, { businessId: biz.id, currency: "NGN", ...(fresh && { fresh }) });
+    // Both pricing replicas (almost surely) hold the rate in memory.
+    for (let i = 0; i < STREAK; i++) expect((await ask()).onRampRate.rate).toBe(1600);
+    const rates = (await stack.db("pricing")).collection<{ _id: string; onRamp: string }>("market_rates");
+    await rates.updateOne({ _id: "NGN" }, { $set: { onRamp: "1888" } });
+    expect((await ask()).onRampRate.rate).toBe(1600);
+    expect((await ask(true)).onRampRate.rate).toBe(1888);
+    // Put back what the replicas hold, so later tests start from a rate every replica agrees on.
+    await stack.setRate("NGN", 1600, 1500);
+  });
+});
+
+// Last, as it restarts NATS.
 describe("a replica that may have missed a change", () => {
-  it("reads its database again after a NATS reconnect", async () => {
+  it("reads its database again after a NATS reconnect, and forgets the rates it kept", async () => {
     await stack.setRate("NGN", 1600, 1500);
     const biz = await stack.createBusiness("Missed", 0);
+    const rated = await stack.createBusiness("Missed rate", 0);
     await warm(biz.apiKey);
-    // A revoke whose change never reached anyone: written to the database behind the gateways' backs.
+    await warm(rated.apiKey);
+    // A revoke and a rate whose changes never reached anyone: written to the databases behind the backs
+    // of the gateways and pricing.
     const keys = (await stack.db("gateway")).collection<{ businessId: string; revokedAt: Date | null }>(
       "api_keys",
     );
     await keys.updateMany({ businessId: biz.id }, { $set: { revokedAt: new Date() } });
+    const rates = (await stack.db("pricing")).collection<{ _id: string; onRamp: string }>("market_rates");
+    await rates.updateOne({ _id: "NGN" }, { $set: { onRamp: "1777" } });
     expect((await other.client(biz.apiKey).get(RATE)).status).toBe(200);
+    expect((await other.client(rated.apiKey).get(RATE)).body.onRampRate.rate).toBe(1600);
     await stack.restartNats();
     await eventually(async () =>
       (await other.client(biz.apiKey).get(RATE)).status === 401 ? true : undefined,
     );
     expect((await stack.client(biz.apiKey).get(RATE)).status).toBe(401);
+    for (const gateway of [stack, other]) {
+      await eventually(async () => {
+        const res = await gateway.client(rated.apiKey).get(RATE);
+        return res.status === 200 && res.body.onRampRate.rate === 1777 ? true : undefined;
+      });
+    }
   });
 });

@@ -26,7 +26,11 @@ export async function closedLoop(
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  return loopResult(latencies, errors, (performance.now() - started) / 1000);
+}
+
+/** Rate and percentiles of the calls that succeeded, in `seconds`. */
+export function loopResult(latencies: number[], errors: number, seconds: number): LoopResult {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;

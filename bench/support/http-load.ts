@@ -4,7 +4,8 @@
  * process. Either way it stops by itself after `durationS`.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closedLoop } from "./closed-loop.ts";
+import { closedLoop, type LoopResult } from "./closed-loop.ts";
+import { openLoop } from "./open-loop.ts";
 
 export interface HttpLoadOptions {
   url: string;
@@ -76,12 +77,23 @@ async function wrkLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
   };
 }
 
+const fetchOk = (opts: HttpLoadOptions) => async () => {
+  const res = await fetch(opts.url, { headers: opts.headers ?? {} });
+  await res.arrayBuffer();
+  return res.ok;
+};
+
+/**
+ * `perSecond` requests a second for `durationS`, from this process (Debian's wrk has no fixed-rate mode),
+ * at most `concurrency` at once: the latency clients see at that load, counted from when each was due.
+ */
+export function httpAtRate(opts: HttpLoadOptions, perSecond: number): Promise<LoopResult> {
+  if (!new URL(opts.url).hostname.startsWith("127.")) throw new Error("load is only ever aimed at 127.0.0.1");
+  return openLoop(perSecond, opts.durationS, opts.concurrency, fetchOk(opts));
+}
+
 async function nodeLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
-  const r = await closedLoop(opts.concurrency, opts.durationS, async () => {
-    const res = await fetch(opts.url, { headers: opts.headers ?? {} });
-    await res.arrayBuffer();
-    return res.ok;
-  });
+  const r = await closedLoop(opts.concurrency, opts.durationS, fetchOk(opts));
   return {
     generator: "node",
     requestsPerSecond: r.perSecond,

@@ -6,6 +6,8 @@ import type { BenchFigure } from "./report.ts";
  */
 const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "gateway-rates", floor: "hono-floor" },
+  // Its p99 is the figure: the latency at half the rate the gateway sustained.
+  { figure: "gateway-rates-half-load" },
   { figure: "pricing-rpc", floor: "nats-floor" },
   // Above 100 %: deliveries are no longer bound by what the database can write.
   { figure: "webhook-deliveries", floor: "db-insert-parallel" },

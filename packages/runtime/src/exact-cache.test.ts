@@ -91,4 +91,33 @@ describe("createExactCache", () => {
     await cache.get("a");
     expect(db.reads()).toBe(4);
   });
+
+  it("drops every record a change is about, and keeps the others", async () => {
+    const db = fakeDb({ "b1:NGN": "1", "b2:NGN": "2", "b1:KES": "3" });
+    const cache = createExactCache((id: string) => db.load(id));
+    for (const id of ["b1:NGN", "b2:NGN", "b1:KES"]) await cache.get(id);
+    db.rows["b1:NGN"] = "1'";
+    db.rows["b2:NGN"] = "2'";
+    db.rows["b1:KES"] = "3'";
+    cache.dropWhere((id) => id.endsWith(":NGN"));
+    expect(await cache.get("b1:NGN")).toBe("1'");
+    expect(await cache.get("b2:NGN")).toBe("2'");
+    expect(await cache.get("b1:KES")).toBe("3");
+  });
+
+  it("neither keeps nor shares a read that was in flight when a change it is about arrived", async () => {
+    const db = fakeDb({ "b1:NGN": "old" });
+    const cache = createExactCache((id: string) => db.load(id));
+    const release = db.hold();
+    const inFlight = cache.get("b1:NGN");
+    db.rows["b1:NGN"] = "new";
+    cache.dropWhere((id) => id.startsWith("b1:"));
+    // A read after the change does not join the older one.
+    const after = cache.get("b1:NGN");
+    release();
+    expect(await inFlight).toBe("old");
+    expect(await after).toBe("new");
+    expect(await cache.get("b1:NGN")).toBe("new");
+    expect(db.reads()).toBe(2);
+  });
 });

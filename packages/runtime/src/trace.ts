@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import { type MsgHdrs, headers as natsHeaders } from "@nats-io/transport-node";
 import { TRACE_HEADERS } from "@ramp/contracts";
 
@@ -9,9 +9,23 @@ export interface TraceContext {
   businessId?: string | undefined;
 }
 
+// Every HTTP request and every message without a trace takes 24 random bytes: read from the OS in
+// batches, since one read per id was a visible share of the gateway's time per request.
+const POOL = Buffer.alloc(24 * 256);
+let poolAt = POOL.length;
+function randomHex(bytes: number): string {
+  if (poolAt + bytes > POOL.length) {
+    randomFillSync(POOL);
+    poolAt = 0;
+  }
+  const hex = POOL.toString("hex", poolAt, poolAt + bytes);
+  poolAt += bytes;
+  return hex;
+}
+
 export function newTraceContext(requestId?: string, businessId?: string): TraceContext {
-  const traceId = randomBytes(16).toString("hex");
-  const spanId = randomBytes(8).toString("hex");
+  const traceId = randomHex(16);
+  const spanId = randomHex(8);
   return { requestId: requestId ?? traceId, traceparent: `00-${traceId}-${spanId}-01`, businessId };
 }
 

@@ -22,6 +22,7 @@ import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
+import type { RateCache } from "./rate-cache.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
@@ -36,6 +37,7 @@ export interface AppDeps {
   config: GatewayConfig;
   nc: NatsConnection;
   keys: KeyStore;
+  rates: RateCache;
   idempotency: IdempotencyStore;
   log: Logger;
   ready: () => Promise<boolean>;
@@ -67,7 +69,7 @@ function requestContext(log: Logger) {
       s.updateName(`${method} ${route}`);
       s.setAttributes({ "http.route": route, "http.response.status_code": status });
       if (status >= 500) s.setStatus({ code: SpanStatusCode.ERROR });
-      c.var.log.info({ method, path: c.req.path, status, ms: Math.round(seconds * 1000) }, "request");
+      c.get("log").info({ method, path: c.req.path, status, ms: Math.round(seconds * 1000) }, "request");
     });
   });
 }
@@ -103,7 +105,7 @@ export function createApp(deps: AppDeps) {
   });
   referenceRoutes(register, deps.config.PUBLIC_BASE_URL ?? "/");
 
-  publicRoutes(register, deps.nc);
+  publicRoutes(register, deps.nc, deps.rates);
   transactionRoutes(register, deps.nc);
   quoteRoutes(register, deps.nc);
   webhookRoutes(register, deps.nc);

@@ -1,5 +1,5 @@
 import { AppError, parseJsonText } from "@ramp/contracts";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 
 /** Every request body the API takes is a small JSON object; anything larger is refused unread. */
@@ -10,13 +10,17 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  * (chunked) body as soon as the running count passes the limit, so an oversized body is never held
  * in memory whole.
  */
-export const bodyLimits = () =>
-  bodyLimit({
+export function bodyLimits(): MiddlewareHandler {
+  const limit = bodyLimit({
     maxSize: BODY_LIMIT_BYTES,
     onError: () => {
       throw new AppError("PAYLOAD_TOO_LARGE", "Request body too large");
     },
   });
+  // A GET or HEAD has no body to bound (the server hands none on), and asking for it would build a whole
+  // fetch Request per read: most of what the middleware cost on `GET /pub/v2/rate`.
+  return (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next));
+}
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 

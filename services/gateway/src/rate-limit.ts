@@ -23,7 +23,7 @@ export function rateLimit(opts: { perSecond: number; burst: number }) {
   const buckets = new Map<string, Bucket>();
   return createMiddleware<GatewayEnv>(async function rateLimit(c, next) {
     if (opts.perSecond > 0) {
-      const key = c.var.caller.apiKeyId;
+      const key = c.get("caller").apiKeyId;
       let bucket = buckets.get(key);
       if (!bucket) {
         if (buckets.size > 50_000) buckets.clear();

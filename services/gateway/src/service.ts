@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createIdempotencyStore, IDEMPOTENCY_LEASE_MS } from "./idempotency/idempotency-store.ts";
+import { createRateCache } from "./rate-cache.ts";
 
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
@@ -19,7 +20,8 @@ export async function startGateway(config: GatewayConfig) {
       log,
     });
     await idempotency.init();
-    const app = createApp({ config, nc, keys, idempotency, log, ready: () => handle.ready() });
+    const rates = createRateCache(nc, log);
+    const app = createApp({ config, nc, keys, rates, idempotency, log, ready: () => handle.ready() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: "0.0.0.0" }, () => resolve(s));
     });
@@ -27,6 +29,7 @@ export async function startGateway(config: GatewayConfig) {
     log.info({ port }, "gateway listening");
     return [
       changes,
+      rates,
       idempotency,
       { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) },
     ];

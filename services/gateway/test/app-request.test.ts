@@ -22,6 +22,7 @@ import { createKeyStore } from "../src/auth/api-keys.ts";
 import { BODY_LIMIT_BYTES } from "../src/body.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+import { createRateCache } from "../src/rate-cache.ts";
 
 /**
  * The gateway app driven in-process with `app.request()` (no listener), on a real NATS and database.
@@ -66,7 +67,9 @@ async function buildApp(gatewayNc: NatsConnection, sandbox: boolean) {
   const keys = createKeyStore(db, feed);
   await keys.init();
   await idempotency.init();
-  return createApp({ config, nc: gatewayNc, keys, idempotency, log, ready: async () => true });
+  const rates = createRateCache(gatewayNc, log);
+  stoppers.push(rates);
+  return createApp({ config, nc: gatewayNc, keys, rates, idempotency, log, ready: async () => true });
 }
 
 beforeAll(async () => {

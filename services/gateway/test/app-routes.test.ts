@@ -9,6 +9,7 @@ import { createApp } from "../src/app.ts";
 import { createKeyStore } from "../src/auth/api-keys.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+import { createRateCache, type RateCache } from "../src/rate-cache.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,6 +24,7 @@ let nc: NatsConnection;
 let client: MongoClient;
 let changes: Stoppable;
 let idempotency: IdempotencyStore;
+let rates: RateCache;
 let app: ReturnType<typeof createApp>;
 
 /** The gateway as `npm start` builds it (sandbox on), on a real NATS and database, without a listener. */
@@ -41,10 +43,20 @@ beforeAll(async () => {
   const feed = await openChangeFeed(nc, ChangeFeeds.gateway, log);
   changes = feed;
   idempotency = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
-  app = createApp({ config, nc, keys: createKeyStore(db, feed), idempotency, log, ready: async () => true });
+  rates = createRateCache(nc, log);
+  app = createApp({
+    config,
+    nc,
+    keys: createKeyStore(db, feed),
+    rates,
+    idempotency,
+    log,
+    ready: async () => true,
+  });
 });
 afterAll(async () => {
   await idempotency?.stop();
+  await rates?.stop();
   await changes?.stop();
   await nc?.close();
   await client?.close();

@@ -16,10 +16,10 @@ export async function startPricing(config: PricingConfig) {
     const feeBps = changes.cache("profile", (businessId) => store.feeBps(businessId));
     return [
       changes,
-      serveRpc(nc, Rpc.ratesGet, QUEUE, log, async ({ businessId, currency }) => {
-        const market = await marketRates.get(currency);
+      serveRpc(nc, Rpc.ratesGet, QUEUE, log, async ({ businessId, currency, fresh }) => {
+        const market = await (fresh ? store.getMarketRate(currency) : marketRates.get(currency));
         if (!market) throw notFound("Rate not found");
-        return businessRates(market, await feeBps.get(businessId));
+        return businessRates(market, await (fresh ? store.feeBps(businessId) : feeBps.get(businessId)));
       }),
       serveRpc(nc, Rpc.marketRateSet, QUEUE, log, async ({ currency, onRamp, offRamp }, ctx) => {
         const market = await store.setMarketRate(currency, onRamp, offRamp);

@@ -8,7 +8,10 @@
 export interface ChangeFeedContract<K extends string = string> {
   /** The KV bucket; its stream is `KV_<bucket>`, its subjects `$KV.<bucket>.>`. */
   readonly bucket: string;
-  /** The service that writes the bucket (and alone watches it). */
+  /**
+   * The service that writes the bucket. Its replicas watch it; another service may watch it read-only
+   * where `follows` in ownership.ts says so.
+   */
   readonly owner: string;
   readonly kinds: readonly K[];
 }

@@ -1,4 +1,4 @@
-import { ChangeFeeds } from "./changes.ts";
+import { type ChangeFeedContract, ChangeFeeds } from "./changes.ts";
 import { LeaseBuckets } from "./leases.ts";
 import { Rpc, type RpcContract } from "./rpc.ts";
 import { Commands, Events, type StreamContract, WebhookWork } from "./streams.ts";
@@ -55,8 +55,13 @@ export interface ServiceMessaging {
   /** Events and commands it publishes: it is their only publisher. */
   readonly publishes: readonly StreamContract[];
   readonly consumes: readonly ConsumerContract[];
-  /** NATS KV buckets it alone reads and writes (change feeds, leases); no other service may touch them. */
+  /** NATS KV buckets it alone writes (change feeds, leases); no other service may write to them. */
   readonly buckets: readonly string[];
+  /**
+   * Other services' change feeds it watches, read-only, to drop answers it keeps from their owner (the
+   * gateway's copies of pricing's rates): it may create a watch of the bucket, never write or delete.
+   */
+  readonly follows: readonly ChangeFeedContract[];
   /** Work-queue streams of its own: it alone publishes to them and pulls from them with one durable. */
   readonly workQueues: readonly WorkQueueContract[];
 }
@@ -98,6 +103,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [],
     buckets: [ChangeFeeds.gateway.bucket],
+    follows: [ChangeFeeds.pricing],
     workQueues: [],
   },
   pricing: {
@@ -106,6 +112,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [],
     buckets: [ChangeFeeds.pricing.bucket],
+    follows: [],
     workQueues: [],
   },
   banking: {
@@ -124,6 +131,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [Events.fiatDepositReceived, Events.payoutResult],
     consumes: [Consumers.bankingPayouts],
     buckets: [],
+    follows: [],
     workQueues: [],
   },
   orders: {
@@ -164,6 +172,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Consumers.ordersTransferResults,
     ],
     buckets: [],
+    follows: [],
     workQueues: [],
   },
   "chain-watcher": {
@@ -172,6 +181,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [Events.depositObserved, Events.transferResult],
     consumes: [Consumers.chainWatcherTransfers],
     buckets: [LeaseBuckets.chainWatcher.bucket],
+    follows: [],
     workQueues: [],
   },
   "webhook-dispatcher": {
@@ -186,6 +196,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     publishes: [],
     consumes: [Consumers.webhookOrders, Consumers.webhookPayments],
     buckets: [ChangeFeeds.webhooks.bucket, WebhookWork.lanesBucket],
+    follows: [],
     workQueues: [
       { stream: WebhookWork.stream.name, subject: WebhookWork.deliver.subject, durable: WebhookWork.durable },
     ],

@@ -30,6 +30,27 @@ describe("NATS permissions derived from contracts", () => {
     expect(mayPublish("banking", "$KV.ramp_pricing_changes.market-rate.NGN")).toBe(false);
   });
 
+  it("lets the gateway watch pricing's change feed and nothing more: no key written, no stream made, no consumer deleted", () => {
+    const stream = "KV_ramp_pricing_changes";
+    expect(
+      mayPublish("gateway", `$JS.API.CONSUMER.CREATE.${stream}.KV_WATCHER_abc.$KV.ramp_pricing_changes.>`),
+    ).toBe(true);
+    expect(mayPublish("gateway", "$KV.ramp_pricing_changes.market-rate.NGN")).toBe(false);
+    expect(mayPublish("gateway", `$JS.API.STREAM.CREATE.${stream}`)).toBe(false);
+    expect(mayPublish("gateway", `$JS.API.STREAM.PURGE.${stream}`)).toBe(false);
+    expect(mayPublish("gateway", `$JS.API.CONSUMER.DELETE.${stream}.KV_WATCHER_abc`)).toBe(false);
+    expect(mayPublish("gateway", `$JS.API.DIRECT.GET.${stream}.$KV.ramp_pricing_changes.profile.b1`)).toBe(
+      false,
+    );
+    // A service follows only a feed that another service owns and writes.
+    for (const svc of SERVICE_NAMES) {
+      for (const { bucket, owner } of MESSAGING[svc].follows) {
+        expect(owner).not.toBe(svc);
+        expect(owners((s) => MESSAGING[s].buckets.includes(bucket))).toEqual([owner]);
+      }
+    }
+  });
+
   it("only chain-watcher may publish a chain deposit; banking and everyone else are refused", () => {
     expect(owners((s) => mayPublish(s, Events.depositObserved.subject))).toEqual(["chain-watcher"]);
     expect(mayPublish("banking", Events.depositObserved.subject)).toBe(false);
@@ -105,9 +126,13 @@ describe("NATS permissions derived from contracts", () => {
       ]) {
         expect(mayPublish(svc, `$JS.API.${op}.RAMP_EVENTS`), `${svc} ${op}`).toBe(false);
       }
-      // Wildcards only under a service's own acks, its own KV buckets' streams and keys, and the one
-      // token of a call answered by a single process (an open export's chunks).
-      const own = MESSAGING[svc].buckets.flatMap((b) => [`KV_${b}.`, `$KV.${b}.`]);
+      // Wildcards only under a service's own acks, its own KV buckets' streams and keys, the consumers
+      // of the change feeds it follows, and the one token of a call answered by a single process (an
+      // open export's chunks).
+      const own = [
+        ...MESSAGING[svc].buckets.flatMap((b) => [`KV_${b}.`, `$KV.${b}.`]),
+        ...MESSAGING[svc].follows.map((f) => `KV_${f.bucket}.`),
+      ];
       const instanceCalls = MESSAGING[svc].calls.map((c) => c.subject).filter((s) => s.endsWith(".*"));
       const wild = natsPermissions(svc).publish.allow.filter((p) => /[*>]/.test(p));
       expect(

@@ -38,7 +38,22 @@ function jetStreamSubjects(service: ServiceName): string[] {
     ...streams,
     ...consumers,
     ...own.buckets.flatMap(bucketSubjects),
+    ...own.follows.flatMap(({ bucket }) => followSubjects(bucket)),
     ...own.workQueues.flatMap(workQueueSubjects),
+  ];
+}
+
+/**
+ * A watch of another service's bucket: the ordered consumer it creates (and re-creates after a gap),
+ * that consumer's info, and its flow-control replies. No stream create or info, no key get or put, no
+ * consumer delete: it cannot write, remove or read past the changes announced.
+ */
+function followSubjects(bucket: string): string[] {
+  const stream = `KV_${bucket}`;
+  return [
+    `${JS_API}.CONSUMER.CREATE.${stream}.>`,
+    `${JS_API}.CONSUMER.INFO.${stream}.>`,
+    `$JS.FC.${stream}.>`,
   ];
 }
 

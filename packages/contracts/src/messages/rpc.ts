@@ -76,7 +76,19 @@ export type AddressPurpose = z.infer<typeof AddressPurpose>;
 
 export const Rpc = {
   // pricing
-  ratesGet: rpc("ramp.pricing.rates.get", z.object({ ...BusinessScoped, currency: Currency }), RatesDto),
+  ratesGet: rpc(
+    "ramp.pricing.rates.get",
+    z.object({
+      ...BusinessScoped,
+      currency: Currency,
+      /**
+       * Computed from pricing's database rather than its replica's memory. For a caller that keeps the
+       * answer and has just seen a change on pricing's feed: the replica answering may not have seen it yet.
+       */
+      fresh: z.boolean().optional(),
+    }),
+    RatesDto,
+  ),
   marketRateSet: rpc(
     "ramp.pricing.market-rates.set",
     z.object({ currency: Currency, onRamp: DecimalString, offRamp: DecimalString }),

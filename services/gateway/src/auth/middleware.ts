@@ -12,8 +12,9 @@ export function apiKeyAuth(store: KeyStore) {
     const caller = await store.authenticate(key);
     if (!caller) throw new AppError("UNAUTHORIZED", "Invalid API key");
     c.set("caller", caller);
-    c.set("trace", { ...c.var.trace, businessId: caller.businessId });
-    c.set("log", c.var.log.child({ businessId: caller.businessId }));
+    // `c.get`, not `c.var`: Hono builds a fresh object of every variable on each `c.var` read.
+    c.set("trace", { ...c.get("trace"), businessId: caller.businessId });
+    c.set("log", c.get("log").child({ businessId: caller.businessId }));
     await next();
   });
 }

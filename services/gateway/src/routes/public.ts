@@ -1,12 +1,13 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Routes, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
+import type { RateCache } from "../rate-cache.ts";
 import type { Register } from "../register.ts";
 
 /** The public API: validated by the registrar, forwarded, mapped. No business logic here. */
-export function publicRoutes(register: Register, nc: NatsConnection) {
+export function publicRoutes(register: Register, nc: NatsConnection, rates: RateCache) {
   register(Routes.rateGet, async (c, { query }) =>
-    callRpc(nc, Rpc.ratesGet, { businessId: c.var.caller.businessId, currency: query.currency }, c.var.trace),
+    rates.get(c.get("caller").businessId, query.currency, c.get("trace")),
   );
 
   register(Routes.bankList, async (c, { query }) => callRpc(nc, Rpc.banksList, query, c.var.trace));
