@@ -54,7 +54,15 @@ describe("npm start", () => {
     await eventually(() =>
       /pricing exited \(signal SIGKILL\); restart 1\//.test(r.stderr()) ? true : undefined,
     );
-    await eventually(async () => ((await rate()).status === 200 ? true : undefined), 60_000, 250);
+    // The restarted pricing says it started (the gateway keeps pricing's answers, so a rate read alone
+    // would not show pricing is back), and rates still answer.
+    const pricingStarts = () =>
+      r
+        .stdout()
+        .split("\n")
+        .filter((l) => l.includes('"service":"pricing"') && l.includes('"msg":"service started"')).length;
+    await eventually(() => (pricingStarts() >= 2 ? true : undefined), 60_000, 250);
+    expect((await rate()).status).toBe(200);
     expect(r.livePid("services/pricing/src/main.ts")).not.toBe(pricing);
 
     r.child.kill("SIGINT");

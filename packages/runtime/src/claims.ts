@@ -46,6 +46,8 @@ export interface Claims {
   exclusive<T>(key: string, write: (alone: boolean) => Promise<T>, opts?: { keep?: boolean }): Promise<T>;
 }
 
+/** How long a takeover ticket for a lapsed claim without a lease of its own stands. */
+const TAKEOVER_ROUND_MS = 15_000;
 /** A holder renews its lease every third of this while it writes; one that died frees it after this. */
 const EXCLUSIVE_LEASE_MS = 15_000;
 /** A write waiting longer than this fails, and its message is redelivered later. */
@@ -141,6 +143,21 @@ export function createClaims(db: Db, collection = "claims"): Claims {
       }
       if (held.until === null || held.until.getTime() > Date.now()) return false;
       // A lapsed lease: remove exactly that stale claim (by its owner), then race for the key like anyone.
+      if (await rewrites()) {
+        // Reading and then deleting is not atomic there: two contenders that both saw the lease lapse
+        // could each delete the claim the other had just inserted, and both would hold the key (seen:
+        // two replicas signing with one treasury nonce after a kill). So one contender only removes a
+        // given stale claim: the one whose ticket for it inserts first. If that one dies on the way,
+        // the next lease period opens a new round of tickets.
+        const lapsedFor = Date.now() - held.until.getTime();
+        const round = Math.floor(lapsedFor / (leaseMs ?? TAKEOVER_ROUND_MS));
+        const ticket = `takeover:${key}:${held.owner}:${held.until.getTime()}:${round}`;
+        if (!(await tryInsert(ticket, owner, leaseMs ?? TAKEOVER_ROUND_MS))) return false;
+        const now = await col.findOne({ _id: key });
+        if (now?.owner !== held.owner || now.until?.getTime() !== held.until.getTime()) return false;
+        await col.deleteOne({ _id: key });
+        return tryInsert(key, owner, leaseMs);
+      }
       await whenHeldBy(key, held.owner, (filter) => col.deleteOne(filter));
       return tryInsert(key, owner, leaseMs);
     },

@@ -46,3 +46,27 @@ describe("a document's writes held against other processes (Claims.exclusive)", 
     expect(claimsTaken).toBeLessThan(writes / 2);
   });
 });
+
+describe("a lapsed lease (a holder that died)", () => {
+  it("is taken over by exactly one of many replicas racing for it", async () => {
+    const client = await MongoClient.connect(inject("mongoUrl"));
+    const db = client.db(`t${new ObjectId().toHexString().slice(-8)}_takeover`);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const key = `send:BASE:${round}`;
+        // The dead holder's claim, its lease already run out.
+        expect(await createClaims(db).claim(key, "dead-replica", 1)).toBe(true);
+        await sleep(20);
+        const replicas = Array.from({ length: 8 }, () => createClaims(db));
+        const won = await Promise.all(replicas.map((c, i) => c.claim(key, `replica-${i}`, 30_000)));
+        // Before, two replicas could each delete the claim the other had just inserted, and both hold
+        // the treasury's send lock.
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const holder = await replicas[0]!.holder(key);
+        expect(holder).toBe(`replica-${won.indexOf(true)}`);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
