@@ -23,7 +23,7 @@ export interface OrderFacts {
   deposits: string[];
   funds: FundsRecord[];
   payouts: Array<{ status: string }>;
-  transfers: Array<{ status: string }>;
+  transfers: Array<{ status: string; reason?: string | null }>;
   /** Status changes the order made, in order (payments: SUCCESSFUL once settled). */
   changes: string[];
   /** Verified webhook bodies' statuses in arrival order. */

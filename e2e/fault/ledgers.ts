@@ -61,8 +61,8 @@ export async function payoutsOf(stack: ProcessStack, id: string) {
 
 export async function transfersOf(stack: ProcessStack, id: string) {
   return (await stack.db("chain-watcher"))
-    .collection<{ _id: string; status: string }>("transfers")
-    .find({ _id: id }, { projection: { status: 1 } })
+    .collection<{ _id: string; status: string; reason: string | null }>("transfers")
+    .find({ _id: id }, { projection: { status: 1, reason: 1 } })
     .toArray();
 }
 

@@ -75,7 +75,7 @@ export function problemsText(problems: Problem[], facts: OrderFacts[], logLines:
     const head = f
       ? `${f.order.plan.kind} #${f.order.plan.index} ${id}: status ${f.status}, changes [${f.changes.join(" → ")}], ` +
         `deposits ${f.deposits.length}, funds [${f.funds.map((r) => r.outcome).join(",")}], ` +
-        `payouts [${f.payouts.map((p) => p.status).join(",")}], transfers [${f.transfers.map((t) => t.status).join(",")}], ` +
+        `payouts [${f.payouts.map((p) => p.status).join(",")}], transfers [${f.transfers.map((t) => (t.reason ? `${t.status}: ${t.reason}` : t.status)).join(",")}], ` +
         `hooks [${f.hooks.join(",")}]`
       : "the system as a whole";
     out.push(head, ...ps.map((p) => `  ${p.kind}: ${p.what}`), ...(id === "-" ? [] : logLines(id)));

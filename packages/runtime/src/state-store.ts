@@ -55,6 +55,11 @@ export interface StateStore<T extends Document & WithOutbox, S extends string> e
    * the check and the deletion); true when deleted. Claim the exit first with `claimExit`.
    */
   remove(id: StateChange<T, S>["id"], from: S): Promise<boolean>;
+  /**
+   * Sets fields of a document that is still in `state` and has the `match` values, as one of its
+   * writes, without a change of state; true when set.
+   */
+  update(id: StateChange<T, S>["id"], state: S, match: Partial<T>, set: Partial<T>): Promise<boolean>;
 }
 
 export interface OutboxCollectionDeps<T extends Document & WithOutbox> {
@@ -185,6 +190,19 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
       if (moved && moved.outbox.length > 0) await store.flush(change.id);
       return moved;
     },
+
+    update: (id, state, match, set) =>
+      writes(String(id), async (alone) => {
+        if (!alone) {
+          const filter = { _id: id, [stateField]: state, ...match } as Filter<T>;
+          return (await col.updateOne(filter, { $set: set } as UpdateFilter<T>)).modifiedCount === 1;
+        }
+        // Alone, nothing lands between this read and the update.
+        const doc = (await col.findOne(byId(id))) as T | null;
+        if (doc?.[stateField] !== state) return false;
+        for (const [field, value] of Object.entries(match)) if (doc[field] !== value) return false;
+        return (await col.updateOne(byId(id), { $set: set } as UpdateFilter<T>)).modifiedCount === 1;
+      }),
 
     remove: (id, from) =>
       writes(String(id), async (alone) => {

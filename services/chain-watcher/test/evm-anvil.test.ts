@@ -2,9 +2,11 @@ import { jetstream } from "@nats-io/jetstream";
 import { Commands, Events, Rpc } from "@ramp/contracts";
 import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
 import { callRpc, publish, type Stoppable } from "@ramp/runtime";
-import { Contract, NonceManager, parseEther, Wallet } from "ethers";
+import { Contract, NonceManager, parseEther, Transaction, Wallet } from "ethers";
+import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
+import type { TransferDoc } from "../src/transfers/transfer-store.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
 
 /** The service runs on the default dev mnemonic; its treasury is m/44'/60'/1'/0/0 of it. */
@@ -184,6 +186,63 @@ describe("EVM treasury transfers on anvil", () => {
       expect(mine()[0]!.payload.reason).toMatch(/insufficient treasury balance/);
       expect(await balanceOf(recipient)).toBe(0n);
     } finally {
+      await results.close();
+    }
+  });
+
+  it("signs a stored transfer again when another transaction took its nonce before it was sent, and sends it once", async () => {
+    // A replica signed this transfer and stored it, then died before sending; meanwhile another
+    // signer used the same nonce. Before, the stored one was failed ("nonce already used"), although
+    // nothing had been sent.
+    await watcher.stop();
+    const results = await collect(h.observer, Events.transferResult);
+    const mongo = await MongoClient.connect(h.env.MONGODB_URI!);
+    try {
+      const wallet = new EvmKeyring(DEV_MNEMONIC).treasuryWallet().connect(anvil.provider);
+      const recipient = Wallet.createRandom().address;
+      const nonce = await anvil.provider.getTransactionCount(treasury, "pending");
+      const data = token.interface.encodeFunctionData("transfer", [recipient, 2_500_000n]);
+      const raw = await wallet.signTransaction({
+        to: tokenAddress,
+        data,
+        nonce,
+        gasLimit: 100_000n,
+        gasPrice: (await anvil.provider.getFeeData()).gasPrice,
+        chainId: (await anvil.provider.getNetwork()).chainId,
+      });
+      const stale = Transaction.from(raw).hash!;
+      const now = new Date();
+      await mongo.db(h.env.MONGODB_DATABASE).collection<TransferDoc>("transfers").insertOne({
+        _id: "evm-t3",
+        chain: "BASE",
+        mint: tokenAddress,
+        recipient,
+        amount: "2.5",
+        status: "broadcasting",
+        signature: stale,
+        raw,
+        sent: false,
+        lastBroadcastAt: null,
+        reason: null,
+        claimedAt: now,
+        trace: null,
+        createdAt: now,
+        updatedAt: now,
+        outbox: [],
+      });
+      // The other signer: the same nonce, mined first.
+      await (await wallet.sendTransaction({ to: treasury, value: 0n, nonce })).wait();
+
+      watcher = await h.startWatcher();
+      const mine = () => results.received.filter((r) => r.payload.requestId === "evm-t3");
+      await mining(() => eventually(() => (mine().length > 0 ? true : undefined), 20_000));
+      const result = mine()[0]!.payload;
+      expect(result).toMatchObject({ status: "CONFIRMED", reason: null });
+      expect(result.signature).not.toBe(stale);
+      expect(await balanceOf(recipient)).toBe(2_500_000n);
+      expect(await anvil.provider.getTransactionCount(treasury)).toBe(nonce + 2);
+    } finally {
+      await mongo.close();
       await results.close();
     }
   });

@@ -1,9 +1,25 @@
 import type { TransferCommand } from "@ramp/contracts";
 import { isDuplicateKey, type Logger, type TraceContext } from "@ramp/runtime";
-import { TransferRejected } from "../chains/errors.ts";
+import type { PreparedTransfer } from "../chains/adapter.ts";
+import { NonceTaken, TransferRejected } from "../chains/errors.ts";
 import type { SendLock } from "./send-lock.ts";
 import type { Senders } from "./senders.ts";
 import type { TransferDoc, TransferStore } from "./transfer-store.ts";
+
+/** Signings of one transfer whose nonce another transaction took, before giving up for this round. */
+const RESIGN_ATTEMPTS = 3;
+
+const pick = ({
+  chain,
+  mint,
+  recipient,
+  amount,
+}: Pick<TransferCommand, "chain" | "mint" | "recipient" | "amount">) => ({
+  chain,
+  mint,
+  recipient,
+  amount,
+});
 
 /** A "preparing" claim older than this belongs to a run that died before signing. */
 const STALE_CLAIM_MS = 60_000;
@@ -24,23 +40,47 @@ export interface TransferExecutorDeps {
 export function createTransferExecutor(deps: TransferExecutorDeps) {
   const { store, senders, log } = deps;
 
-  /** Sends (again) a stored transaction; the same bytes, hence the same hash, so never a second transfer. */
+  /**
+   * Sends a stored transaction, again if need be: the same bytes, hence the same hash, so never a second
+   * transfer. If its nonce went to another transaction while it was not sent (another signer read the
+   * same pending nonce), it can never be mined: it is signed anew and the new one is stored before it
+   * is sent. Runs under the send lock.
+   */
+  async function send(
+    doc: Pick<TransferDoc, "_id" | "chain" | "mint" | "recipient" | "amount">,
+    signed: PreparedTransfer,
+  ) {
+    const sender = senders.for(doc.chain, doc.mint);
+    let current = signed;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sender.broadcast(current);
+        await store.markSent(doc._id);
+        return;
+      } catch (err) {
+        if (err instanceof TransferRejected) {
+          await store.finish(doc._id, "broadcasting", {
+            status: "FAILED",
+            signature: current.signature,
+            reason: err.message,
+          });
+          return;
+        }
+        if (!(err instanceof NonceTaken) || attempt >= RESIGN_ATTEMPTS) throw err;
+        const next = await sender.prepare({ requestId: doc._id, ...pick(doc) });
+        if (!(await store.resign(doc._id, current.signature, next))) return;
+        log.warn(
+          { transferId: doc._id, chain: doc.chain, was: current.signature, now: next.signature },
+          "transfer's nonce was taken before it was sent; signed again",
+        );
+        current = next;
+      }
+    }
+  }
+
   async function rebroadcast(doc: TransferDoc): Promise<void> {
     if (!doc.signature || !doc.raw) return;
-    try {
-      await senders.for(doc.chain, doc.mint).broadcast({ signature: doc.signature, raw: doc.raw });
-      await store.markSent(doc._id);
-    } catch (err) {
-      if (err instanceof TransferRejected) {
-        await store.finish(doc._id, "broadcasting", {
-          status: "FAILED",
-          signature: doc.signature,
-          reason: err.message,
-        });
-        return;
-      }
-      throw err;
-    }
+    await send(doc, { signature: doc.signature, raw: doc.raw });
   }
 
   async function execute(cmd: TransferCommand, attempt: number, trace?: TraceContext): Promise<void> {
@@ -84,17 +124,8 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
         "transfer signed",
       );
       try {
-        await sender.broadcast(prepared);
-        await store.markSent(cmd.requestId);
+        await send({ _id: cmd.requestId, ...pick(cmd) }, prepared);
       } catch (err) {
-        if (err instanceof TransferRejected) {
-          await store.finish(cmd.requestId, "broadcasting", {
-            status: "FAILED",
-            signature: prepared.signature,
-            reason: err.message,
-          });
-          return;
-        }
         // Stored: the tracker re-sends the same bytes; no reason to redeliver the command.
         log.warn({ err, transferId: cmd.requestId }, "broadcast failed; will re-send the stored transaction");
       }

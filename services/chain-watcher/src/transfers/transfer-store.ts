@@ -52,6 +52,11 @@ export interface TransferStore {
   /** preparing → broadcasting with the signed bytes, stored before they are ever sent. */
   markPrepared(requestId: string, prepared: PreparedTransfer): Promise<void>;
   markSent(requestId: string): Promise<void>;
+  /**
+   * Replaces the stored transaction of a "broadcasting" transfer that can never be mined (its nonce was
+   * taken) with a new one; false when the stored one is no longer `signature`.
+   */
+  resign(requestId: string, signature: string, prepared: PreparedTransfer): Promise<boolean>;
   broadcasting(chain?: Chain): Promise<TransferDoc[]>;
   /** A terminal change carrying the TransferResult in the same update; true when this call made it. */
   finish(requestId: string, from: TransferState, result: Omit<TransferResult, "requestId">): Promise<boolean>;
@@ -114,6 +119,13 @@ export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims,
       if (moved?.signature !== prepared.signature)
         throw new Error(`transfer ${requestId} left "preparing" under us`);
     },
+    resign: (requestId, signature, prepared) =>
+      states.update(
+        requestId,
+        "broadcasting",
+        { signature },
+        { signature: prepared.signature, raw: prepared.raw, sent: false, updatedAt: new Date() },
+      ),
     async markSent(requestId) {
       await transfers.updateOne({ _id: requestId }, { $set: { sent: true, lastBroadcastAt: new Date() } });
     },

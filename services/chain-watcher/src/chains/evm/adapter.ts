@@ -15,7 +15,7 @@ import type {
   TransferStatus,
   WatchedAddress,
 } from "../adapter.ts";
-import { TransferRejected } from "../errors.ts";
+import { NonceTaken, TransferRejected } from "../errors.ts";
 import { ERC20, formatTokenAmount, parseTokenAmount } from "./erc20.ts";
 import type { EvmKeyring } from "./hd.ts";
 import { nextRange, scanTransfers } from "./log-scan.ts";
@@ -154,12 +154,13 @@ export class EvmAdapter implements ChainAdapter {
     try {
       await this.#provider.broadcastTransaction(prepared.raw);
     } catch (err) {
-      // A re-broadcast after a crash: the same hash already in the pool or mined is success.
-      if (await this.#provider.getTransaction(prepared.signature).catch(() => null)) return;
       const message = err instanceof Error ? err.message : String(err);
       if (ALREADY_KNOWN.test(message)) return;
+      // A re-broadcast after a crash: the same hash already in the pool or mined is success. Asked
+      // without swallowing errors: "unknown" must be the node's answer before the nonce is given up.
+      if (await this.#provider.getTransaction(prepared.signature)) return;
       if (isError(err, "NONCE_EXPIRED")) {
-        throw new TransferRejected("nonce already used by another transaction; this one can never be mined");
+        throw new NonceTaken("nonce already used by another transaction; this one can never be mined");
       }
       throw err;
     }
