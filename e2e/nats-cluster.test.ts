@@ -88,10 +88,11 @@ describe("three-node NATS cluster", () => {
       for (const i of others) await nats.cluster.start(i);
       const consumer = await starting;
       expect(failed).toBeNull();
+      // Two nodes rejoining and electing leaders again takes seconds, more on a busy CI machine.
       await eventually(async () => {
         await publish(handles.js, Events.fiatDepositReceived, deposit("after-boot"), "dep-after-boot");
         return seen.includes("after-boot") ? true : undefined;
-      }, 30_000);
+      }, 60_000);
       await consumer?.stop();
     } finally {
       await boot.close();
