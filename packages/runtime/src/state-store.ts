@@ -139,6 +139,26 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
   const exitKey = (id: unknown, from: string) => `${col.collectionName}:${String(id)}:${from}`;
   const byId = (id: unknown) => ({ _id: id }) as Filter<T>;
 
+  /**
+   * Runs `write` on a document only while it is in `state` with the `match` values, as one of its
+   * writes. Not alone (MongoDB), the conditions go in the filter, which applies them atomically; alone,
+   * nothing lands between this read and the write, and the filter stays on _id (FerretDB scans for any
+   * other condition).
+   */
+  const whileIn = (
+    id: StateChange<T, S>["id"],
+    state: S,
+    match: Partial<T>,
+    write: (filter: Filter<T>) => Promise<boolean>,
+  ) =>
+    writes(String(id), async (alone) => {
+      if (!alone) return write({ _id: id, [stateField]: state, ...match } as Filter<T>);
+      const doc = (await col.findOne(byId(id))) as T | null;
+      if (doc?.[stateField] !== state) return false;
+      for (const [field, value] of Object.entries(match)) if (doc[field] !== value) return false;
+      return write(byId(id));
+    });
+
   const store: StateStore<T, S> = {
     ...outboxCollection(deps, writes),
 
@@ -192,27 +212,15 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     },
 
     update: (id, state, match, set) =>
-      writes(String(id), async (alone) => {
-        if (!alone) {
-          const filter = { _id: id, [stateField]: state, ...match } as Filter<T>;
-          return (await col.updateOne(filter, { $set: set } as UpdateFilter<T>)).modifiedCount === 1;
-        }
-        // Alone, nothing lands between this read and the update.
-        const doc = (await col.findOne(byId(id))) as T | null;
-        if (doc?.[stateField] !== state) return false;
-        for (const [field, value] of Object.entries(match)) if (doc[field] !== value) return false;
-        return (await col.updateOne(byId(id), { $set: set } as UpdateFilter<T>)).modifiedCount === 1;
-      }),
+      whileIn(
+        id,
+        state,
+        match,
+        async (filter) => (await col.updateOne(filter, { $set: set } as UpdateFilter<T>)).modifiedCount === 1,
+      ),
 
     remove: (id, from) =>
-      writes(String(id), async (alone) => {
-        if (!alone)
-          return (await col.deleteOne({ _id: id, [stateField]: from } as Filter<T>)).deletedCount === 1;
-        // Alone, a transition cannot land between this read and the deletion.
-        const doc = (await col.findOne(byId(id))) as T | null;
-        if (doc?.[stateField] !== from) return false;
-        return (await col.deleteOne(byId(id))).deletedCount === 1;
-      }),
+      whileIn(id, from, {}, async (filter) => (await col.deleteOne(filter)).deletedCount === 1),
   };
   return store;
 }

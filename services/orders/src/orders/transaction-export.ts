@@ -36,6 +36,10 @@ export function serveTransactionExports(
   const chunk = options.chunk ?? TRANSACTION_EXPORT_CHUNK;
   const open = new Map<string, () => Promise<void>>();
 
+  // A cursor that fails to close is only logged: the database drops an idle cursor by itself.
+  const closeScan = (scan: OrderScan, exportId?: string) =>
+    scan.close().catch((err: unknown) => log.warn({ err, exportId }, "export cursor close failed"));
+
   const read = async (scan: OrderScan) => {
     const docs = await scan.take(chunk);
     return { data: docs.map(toDto), last: docs.length < chunk };
@@ -51,9 +55,7 @@ export function serveTransactionExports(
       closed ??= (async () => {
         open.delete(id);
         clearTimeout(idle);
-        await scan
-          .close()
-          .catch((err: unknown) => log.warn({ err, exportId: id }, "export cursor close failed"));
+        await closeScan(scan, id);
         await server.stop();
       })();
       return closed;
@@ -103,14 +105,14 @@ export function serveTransactionExports(
     try {
       const { data, last } = await read(scan);
       if (last) {
-        await scan.close();
+        await closeScan(scan);
         return { data, next: "" };
       }
       const next = keepOpen(scan, businessId);
       ctx.log.info({ businessId }, "export opened");
       return { data, next };
     } catch (err) {
-      await scan.close().catch(() => undefined);
+      await closeScan(scan);
       throw err;
     }
   });
