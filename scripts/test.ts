@@ -4,10 +4,20 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { ensureFerretDb, ensureNatsServer, ensurePostgres, TOOLS_DIR } from "@ramp/devinfra";
 
+// A CI log is not a terminal, yet CI=true makes vitest colour its report; log readers that look for
+// "Tests  504 passed" then find it split by escape codes. Plain text unless a person is watching.
+const ENV = process.stdout.isTTY ? process.env : withoutColour(process.env);
+
+function withoutColour(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  // FORCE_COLOR beside NO_COLOR makes node warn on every child; NO_COLOR alone is enough.
+  const { FORCE_COLOR: _ignored, ...rest } = env;
+  return { ...rest, NO_COLOR: "1" };
+}
+
 function step(name: string, cmd: string, args: string[], after?: () => void) {
   const started = Date.now();
   process.stderr.write(`\n[test] ${name}\n`);
-  const r = spawnSync(cmd, args, { stdio: "inherit", env: process.env });
+  const r = spawnSync(cmd, args, { stdio: "inherit", env: ENV });
   after?.();
   process.stderr.write(
     `[test] ${name}: ${r.status === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
@@ -49,7 +59,11 @@ function summarize(file: string) {
   const suites = [...readFileSync(file, "utf8").matchAll(/<testsuite\b([^>]*)>/g)].map((m) => m[1] ?? "");
   const count = (name: string) =>
     suites.reduce((sum, attrs) => sum + Number(new RegExp(`\\b${name}="(\\d+)"`).exec(attrs)?.[1] ?? 0), 0);
-  process.stderr.write(
-    `[test] summary: ${suites.length} test files, ${count("tests")} tests, ${count("failures")} failed, ${count("errors")} errors, ${count("skipped")} skipped (${file})\n`,
+  const failed = count("failures") + count("errors");
+  const skipped = count("skipped");
+  const total = count("tests");
+  // On stdout, beside vitest's own report, so a reader of either stream finds it.
+  process.stdout.write(
+    `[test] summary: ${suites.length} test files, ${total} tests, ${total - failed - skipped} passed, ${count("failures")} failed, ${count("errors")} errors, ${skipped} skipped (${file})\n`,
   );
 }
