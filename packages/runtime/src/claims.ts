@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import type { HoldLocks } from "./hold-locks.ts";
 import { isDuplicateKey } from "./mongo.ts";
 import { createWriteQueue } from "./write-queue.ts";
 
@@ -75,8 +76,18 @@ async function rewritesWholeDocuments(db: Db): Promise<boolean> {
   }
 }
 
-export function createClaims(db: Db, collection = "claims"): Claims {
-  const col = db.collection<ClaimDoc>(collection);
+export interface ClaimsOptions {
+  collection?: string;
+  /**
+   * Where `exclusive` keeps its holds. Without it, in the claims collection: three more database
+   * operations for each write guarded (an insert, a read and a delete). Services pass their NATS KV
+   * hold bucket (`openKvHoldLocks`).
+   */
+  holds?: HoldLocks;
+}
+
+export function createClaims(db: Db, opts: ClaimsOptions = {}): Claims {
+  const col = db.collection<ClaimDoc>(opts.collection ?? "claims");
 
   async function tryInsert(key: string, owner: string, leaseMs: number | undefined): Promise<boolean> {
     const now = Date.now();
@@ -193,28 +204,38 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     },
   };
 
-  /** Waits for the write claim of `key` and keeps its lease renewed until it is let go. */
+  /** Holds as claim documents: the default, and what a database-only caller (a test, a script) has. */
+  const claimHolds: HoldLocks = {
+    leaseMs: EXCLUSIVE_LEASE_MS,
+    take: (lock, owner) => claims.claim(lock, owner, EXCLUSIVE_LEASE_MS),
+    renew: async (lock, owner) => void (await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS)),
+    release: (lock, owner) => claims.release(lock, owner),
+    held: async (lock) => ((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now(),
+  };
+  const locks = opts.holds ?? claimHolds;
+
+  /** Waits for the write hold of `key` and keeps its lease renewed until it is let go. */
   async function acquire(key: string) {
     const lock = `write:${key}`;
     const owner = `${processToken}-${++exclusiveOwners}`;
     const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
     let wait = 2;
-    while (!(await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS))) {
-      // Wait by reading, not by failed inserts, which would take the database's write lock each time.
+    while (!(await locks.take(lock, owner))) {
+      // Wait by reading, not by failed takes, which on the database would take its write lock each time.
       do {
         if (Date.now() > deadline)
           throw new Error(`${key} was being written by another process for too long`);
         await new Promise((r) => setTimeout(r, wait));
         wait = Math.min(wait * 2, 50);
-      } while (((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now());
+      } while (await locks.held(lock));
     }
     // A slow database must not let the lease lapse under a write still running.
     const holdUntil = Date.now() + EXCLUSIVE_HOLD_MS;
     let renewing: Promise<unknown> = Promise.resolve();
     const renew = setInterval(() => {
       if (Date.now() > holdUntil) return clearInterval(renew);
-      renewing = claims.claim(lock, owner, EXCLUSIVE_LEASE_MS).catch(() => undefined);
-    }, EXCLUSIVE_LEASE_MS / 3);
+      renewing = locks.renew(lock, owner).catch(() => undefined);
+    }, locks.leaseMs / 3);
     const hold = { lock, owner, since: Date.now(), stop: () => undefined, renew, renewed: () => renewing };
     holds.set(key, hold);
     return hold;
@@ -228,7 +249,7 @@ export function createClaims(db: Db, collection = "claims"): Claims {
     // A renewal still on its way would insert the claim again after the release: nobody would free it
     // and every other writer would wait out its lease.
     await hold.renewed();
-    await claims.release(hold.lock, hold.owner).catch(() => undefined);
+    await locks.release(hold.lock, hold.owner).catch(() => undefined);
   }
 
   return claims;

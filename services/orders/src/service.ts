@@ -1,5 +1,5 @@
-import { badRequest, Consumers, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createClaims, serveRpc } from "@ramp/runtime";
+import { badRequest, Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
+import { bootService, callRpc, consume, createClaims, openKvHoldLocks, serveRpc } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
@@ -19,7 +19,12 @@ const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
   return bootService("orders", config, async ({ nc, js, db, log }) => {
-    const claims = createClaims(db);
+    // Document holds in NATS KV, not in the database: three fewer database operations per guarded write.
+    const holds = await openKvHoldLocks(nc, HoldBuckets.orders, {
+      replicas: config.NATS_STREAM_REPLICAS,
+      log,
+    });
+    const claims = createClaims(db, { holds });
     const store = createOrdersStore({ db, js, claims, log });
     await store.init();
     const payments = createPayments({ db, nc, js, claims, log, config });

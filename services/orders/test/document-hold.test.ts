@@ -1,8 +1,37 @@
-import { createClaims } from "@ramp/runtime";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { HoldBuckets } from "@ramp/contracts";
+import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { type Claims, createClaims, createLogger, openKvHoldLocks } from "@ramp/runtime";
 import { MongoClient, ObjectId } from "mongodb";
-import { describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Bursts of 4 writes of one document from each of two replicas, with gaps longer and shorter than a
+ * hold is kept: 48 writes, and how many of them ran while another held ran (a write told it runs alone).
+ */
+async function burstsFromTwoReplicas(replicas: Claims[]) {
+  let inside = 0;
+  let overlaps = 0;
+  let writes = 0;
+  const write = async (alone: boolean) => {
+    inside++;
+    if (inside > 1 && alone) overlaps++;
+    await sleep(Math.random() * 5);
+    inside--;
+    writes++;
+  };
+  await Promise.all(
+    replicas.map(async (claims, r) => {
+      for (let burst = 0; burst < 6; burst++) {
+        await Promise.all(Array.from({ length: 4 }, () => claims.exclusive("doc-1", write, { keep: true })));
+        await sleep(burst % 2 === r ? 10 : 150);
+      }
+    }),
+  );
+  return { writes, overlaps };
+}
 
 describe("a document's writes held against other processes (Claims.exclusive)", () => {
   it("never overlap across processes, while a process's back-to-back writes share one hold", async () => {
@@ -15,27 +44,7 @@ describe("a document's writes held against other processes (Claims.exclusive)", 
     const db = watched.db(`t${new ObjectId().toHexString().slice(-8)}_hold`);
     // Two Claims of their own, as two replicas have.
     const replicas = [createClaims(db), createClaims(db)];
-    let inside = 0;
-    let overlaps = 0;
-    let writes = 0;
-    const write = async () => {
-      inside++;
-      if (inside > 1) overlaps++;
-      await sleep(Math.random() * 5);
-      inside--;
-      writes++;
-    };
-    // Bursts of writes from both replicas, with gaps longer and shorter than a hold is kept.
-    await Promise.all(
-      replicas.map(async (claims, r) => {
-        for (let burst = 0; burst < 6; burst++) {
-          await Promise.all(
-            Array.from({ length: 4 }, () => claims.exclusive("doc-1", write, { keep: true })),
-          );
-          await sleep(burst % 2 === r ? 10 : 150);
-        }
-      }),
-    );
+    const { writes, overlaps } = await burstsFromTwoReplicas(replicas);
     expect(writes).toBe(48);
     const info = await watched.db("admin").command({ buildInfo: 1 });
     await watched.close();
@@ -68,5 +77,69 @@ describe("a lapsed lease (a holder that died)", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("holds in the service's NATS KV bucket (as the services run)", () => {
+  let nats: TestNats;
+  const conns: NatsConnection[] = [];
+  const log = createLogger("test", "silent");
+  // Short, so a dead holder's hold runs out within the test.
+  const leaseMs = 2_000;
+  const holdLocks = async () => {
+    const nc = await nats.connectAs("orders");
+    conns.push(nc);
+    return { nc, locks: await openKvHoldLocks(nc, HoldBuckets.orders, { replicas: 1, log, leaseMs }) };
+  };
+  beforeAll(async () => {
+    nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  });
+  afterAll(async () => {
+    await Promise.all(conns.map((nc) => nc.close().catch(() => undefined)));
+    await nats?.stop();
+  });
+
+  it("keep two replicas' writes of a document apart without a database write of their own", async () => {
+    const watched = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
+    let databaseWrites = 0;
+    watched.on("commandSucceeded", (e) => {
+      if (["insert", "update", "delete", "findAndModify"].includes(e.commandName)) databaseWrites++;
+    });
+    const db = watched.db(`t${new ObjectId().toHexString().slice(-8)}_kvhold`);
+    const replicas = [
+      createClaims(db, { holds: (await holdLocks()).locks }),
+      createClaims(db, { holds: (await holdLocks()).locks }),
+    ];
+    const { writes, overlaps } = await burstsFromTwoReplicas(replicas);
+    await watched.close();
+    expect(writes).toBe(48);
+    expect(overlaps).toBe(0);
+    expect(databaseWrites).toBe(0);
+  });
+
+  it("a holder that died frees its hold after the lease; a late release never frees another's", async () => {
+    const dead = await holdLocks();
+    const late = await holdLocks();
+    const other = (await holdLocks()).locks;
+    expect(await dead.locks.take("write:orders:1", "dead")).toBe(true);
+    expect(await late.locks.take("write:orders:2", "late")).toBe(true);
+    expect(await other.take("write:orders:1", "other")).toBe(false);
+    expect(await other.held("write:orders:1")).toBe(true);
+    // Killed while holding: nothing gives it back.
+    await dead.nc.close();
+    const deadline = Date.now() + 20_000;
+    while (!(await other.take("write:orders:1", "other"))) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await sleep(200);
+    }
+    // A holder that paused past its lease: another takes the hold, and its late release leaves it be.
+    while (!(await other.take("write:orders:2", "other"))) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await sleep(200);
+    }
+    await late.locks.release("write:orders:2", "late");
+    expect(await other.held("write:orders:2")).toBe(true);
+    await other.release("write:orders:2", "other");
+    expect(await other.held("write:orders:2")).toBe(false);
   });
 });

@@ -13,3 +13,15 @@ export interface LeaseBucketContract {
 export const LeaseBuckets = {
   chainWatcher: { bucket: "ramp_leases_chain_watcher", owner: "chain-watcher" },
 } as const satisfies Record<string, LeaseBucketContract>;
+
+/**
+ * Hold buckets: one per service whose replicas update the same documents of a database that applies
+ * updates without a lock of its own (FerretDB). An entry is one document's write hold: taken by a
+ * `create`, renewed by an `update` against its revision, given back by a delete of that revision, and
+ * gone by itself after the bucket's TTL when its holder died. Only the service's own replicas use it.
+ */
+export const HoldBuckets = {
+  orders: { bucket: "ramp_holds_orders", owner: "orders" },
+  banking: { bucket: "ramp_holds_banking", owner: "banking" },
+  chainWatcher: { bucket: "ramp_holds_chain_watcher", owner: "chain-watcher" },
+} as const satisfies Record<string, LeaseBucketContract>;

@@ -1,5 +1,5 @@
 import { type ChangeFeedContract, ChangeFeeds } from "./changes.ts";
-import { LeaseBuckets } from "./leases.ts";
+import { HoldBuckets, LeaseBuckets } from "./leases.ts";
 import { Rpc, type RpcContract } from "./rpc.ts";
 import { Commands, Events, type StreamContract, WebhookWork } from "./streams.ts";
 
@@ -130,7 +130,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     calls: [Rpc.addressAllocate],
     publishes: [Events.fiatDepositReceived, Events.payoutResult],
     consumes: [Consumers.bankingPayouts],
-    buckets: [],
+    buckets: [HoldBuckets.banking.bucket],
     follows: [],
     workQueues: [],
   },
@@ -171,7 +171,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Consumers.ordersPayoutResults,
       Consumers.ordersTransferResults,
     ],
-    buckets: [],
+    buckets: [HoldBuckets.orders.bucket],
     follows: [],
     workQueues: [],
   },
@@ -180,7 +180,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     calls: [],
     publishes: [Events.depositObserved, Events.transferResult],
     consumes: [Consumers.chainWatcherTransfers],
-    buckets: [LeaseBuckets.chainWatcher.bucket],
+    buckets: [LeaseBuckets.chainWatcher.bucket, HoldBuckets.chainWatcher.bucket],
     follows: [],
     workQueues: [],
   },
