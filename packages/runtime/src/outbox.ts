@@ -56,6 +56,18 @@ export class OutboxStuck extends Error {
   override name = "OutboxStuck";
 }
 
+export interface FlushOptions {
+  /** Only entries queued by then (a sweep leaves younger ones to their writer). */
+  queuedBefore?: Date;
+  /** Runs the removal as one of the document's writes. */
+  guard?: WriteGuard;
+  /**
+   * The outbox as the database just returned it (the document a transition's update answered with):
+   * spares reading it again. Values as stored, never as built in memory, since removal matches them exactly.
+   */
+  stored?: OutboxEntry[];
+}
+
 /**
  * Publishes what a document's outbox holds, in order, then removes every entry it published in one
  * write and checks that they are gone. Entries are removed by their whole stored value (`$pullAll`):
@@ -70,12 +82,14 @@ export async function flushOutbox<T extends Document & WithOutbox>(
   js: JetStreamClient,
   collection: Collection<T>,
   id: T["_id"],
-  queuedBefore?: Date,
-  guard: WriteGuard = (write) => write(),
+  opts: FlushOptions = {},
 ): Promise<number> {
+  const { queuedBefore, guard = (write) => write() } = opts;
   const byId = { _id: id } as Filter<T>;
-  const doc = await collection.findOne(byId, { projection: { outbox: 1 } });
-  const all = (doc?.outbox as OutboxEntry[] | undefined) ?? [];
+  const all =
+    opts.stored ??
+    ((await collection.findOne(byId, { projection: { outbox: 1 } }))?.outbox as OutboxEntry[] | undefined) ??
+    [];
   const entries = queuedBefore ? all.filter((e) => e.at.getTime() <= queuedBefore.getTime()) : all;
   const published: OutboxEntry[] = [];
   let failed: unknown;
@@ -119,9 +133,9 @@ export async function flushOrDefer<T extends Document & WithOutbox>(
   collection: Collection<T>,
   id: T["_id"],
   log: Logger,
-  guard?: WriteGuard,
+  opts: Omit<FlushOptions, "queuedBefore"> = {},
 ): Promise<void> {
-  await flushOutbox(js, collection, id, undefined, guard).catch((err: unknown) =>
+  await flushOutbox(js, collection, id, opts).catch((err: unknown) =>
     log.warn(
       { err, id: String(id), collection: collection.collectionName },
       "outbox flush deferred to sweeper",
@@ -154,7 +168,7 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
   collection: Collection<T>,
   log: Logger,
   opts: SweeperOptions = {},
-  flush: SweepFlush<T> = (id, queuedBefore) => flushOutbox(js, collection, id, queuedBefore),
+  flush: SweepFlush<T> = (id, queuedBefore) => flushOutbox(js, collection, id, { queuedBefore }),
 ): { stop(): Promise<void>; sweep(): Promise<number> } {
   const intervalMs = opts.intervalMs ?? 2_000;
   const pageSize = opts.pageSize ?? 200;

@@ -33,7 +33,8 @@ export interface StateChange<T extends Document, S extends string> {
 export interface OutboxCollection<T extends Document & WithOutbox> {
   /** Inserts a document (its outbox may already hold events) and publishes them; false if it existed. */
   insert(doc: OptionalUnlessRequiredId<T>): Promise<boolean>;
-  flush(id: T["_id"]): Promise<void>;
+  /** Publishes and removes the document's outbox; `stored` is the outbox as the database just returned it. */
+  flush(id: T["_id"], stored?: OutboxEntry[]): Promise<void>;
   startSweeper(opts?: SweeperOptions): Stoppable;
 }
 
@@ -114,13 +115,13 @@ function outboxCollection<T extends Document & WithOutbox>(
       }
       // Also on a duplicate: an earlier run may have stored it and died before publishing.
       if (!created || doc.outbox.length > 0)
-        await flushOrDefer(js, col, doc._id as T["_id"], log, guard(doc._id));
+        await flushOrDefer(js, col, doc._id as T["_id"], log, { guard: guard(doc._id) });
       return created;
     },
-    flush: (id) => flushOrDefer(js, col, id, log, guard(id)),
+    flush: (id, stored) => flushOrDefer(js, col, id, log, { guard: guard(id), stored }),
     startSweeper: (opts) =>
       startOutboxSweeper(js, col, log, opts, (id, queuedBefore) =>
-        flushOutbox(js, col, id, queuedBefore, guard(id)),
+        flushOutbox(js, col, id, { queuedBefore, guard: guard(id) }),
       ),
   };
 }
@@ -138,6 +139,8 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
   const writes = documentWrites(deps);
   const exitKey = (id: unknown, from: string) => `${col.collectionName}:${String(id)}:${from}`;
   const byId = (id: unknown) => ({ _id: id }) as Filter<T>;
+  /** The exit claimed in a document of its own, beside the document: atomic everywhere, one more write. */
+  const claimBeside = (id: unknown, from: string, owner: string) => claims.claim(exitKey(id, from), owner);
 
   /**
    * Runs `write` on a document only while it is in `state` with the `match` values, as one of its
@@ -162,26 +165,41 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
   const store: StateStore<T, S> = {
     ...outboxCollection(deps, writes),
 
-    claimExit: (id, from, to, cause) => claims.claim(exitKey(id, from), `${to}|${cause}`),
+    claimExit: (id, from, to, cause) => {
+      const owner = `${to}|${cause}`;
+      return writes(String(id), async (alone) => {
+        if (!alone) return claimBeside(id, from, owner);
+        // Alone, the exit is recorded in the document as a transition records it, so a transition reads
+        // it with the document instead of reading a claim beside it.
+        const doc = (await col.findOne(byId(id))) as (T & { exits?: Record<string, string> }) | null;
+        const recorded = doc?.exits?.[from];
+        if (recorded !== undefined) return recorded === owner;
+        if (doc?.[stateField] !== from) return claimBeside(id, from, owner);
+        const set = { $set: { [`exits.${from}`]: owner } } as unknown as UpdateFilter<T>;
+        return (await col.updateOne(byId(id), set)).modifiedCount === 1;
+      });
+    },
 
     async transition(change) {
       const owner = `${change.to}|${change.cause}`;
       const moved = await writes(String(change.id), async (alone) => {
         // Not alone (MongoDB), the exit is claimed first and the update is conditional on the state.
-        if (!alone && !(await store.claimExit(change.id, change.from, change.to, change.cause))) return null;
+        if (!alone && !(await claimBeside(change.id, change.from, owner))) return null;
         let doc = (await col.findOne(byId(change.id))) as T | null;
         if (!doc) return null;
         if (alone) {
           // Alone, no other process writes the document meanwhile, so the state just read decides, and
           // the cause that leaves it is written into the same update (`exits`) instead of a claim of
-          // its own. A claim is still honoured: `claimExit` (a deletion) or an earlier version took it.
+          // its own, as `claimExit` writes it. A claim beside the document is read only for a document
+          // no longer in `from` (its exit recorded by a version that claimed exits).
+          const recorded = (doc as { exits?: Record<string, string> }).exits?.[change.from];
           const holder =
-            (doc as { exits?: Record<string, string> }).exits?.[change.from] ??
-            (await claims.holder(exitKey(change.id, change.from)));
+            recorded ??
+            (doc[stateField] === change.from ? null : await claims.holder(exitKey(change.id, change.from)));
           if (holder !== null && holder !== owner) return null;
           // Never in `from`, or left it unrecorded: claimed as before, so a later cause finds it taken.
           if (holder === null && doc[stateField] !== change.from)
-            return (await store.claimExit(change.id, change.from, change.to, change.cause)) ? doc : null;
+            return (await claimBeside(change.id, change.from, owner)) ? doc : null;
         }
         if (doc[stateField] === change.from) {
           const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
@@ -207,7 +225,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
         return doc;
       });
       // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
-      if (moved && moved.outbox.length > 0) await store.flush(change.id);
+      if (moved && moved.outbox.length > 0) await store.flush(change.id, moved.outbox);
       return moved;
     },
 
