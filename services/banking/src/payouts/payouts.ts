@@ -50,7 +50,7 @@ export function createPayouts(deps: {
   return {
     async handle(command, trace) {
       const orderId = command.orderId;
-      await states.insert({
+      const created = await states.insert({
         _id: orderId,
         command,
         status: "PENDING",
@@ -59,8 +59,8 @@ export function createPayouts(deps: {
         createdAt: new Date(),
         outbox: [],
       });
-      const current = await col.findOne({ _id: orderId });
-      if (current?.status !== "PENDING") {
+      // Just created, it is PENDING; a redelivered command reads what the first delivery got to.
+      if (!created && (await col.findOne({ _id: orderId }))?.status !== "PENDING") {
         await states.flush(orderId);
         return;
       }

@@ -1,4 +1,5 @@
 import type { OutboxEntry, TraceContext } from "@ramp/runtime";
+import { ObjectId } from "mongodb";
 import type { OrderDoc } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
 import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
@@ -48,10 +49,10 @@ export async function finishProcessing(
   answer: { ok: boolean; cause: string; set: Partial<OrderDoc>; errorReason: string },
   trace: TraceContext,
 ): Promise<void> {
-  const order = await store.get(orderId);
-  if (!order) return;
+  // No read first: the transition reads the order under its hold, and does nothing if it is not there.
+  if (!ObjectId.isValid(orderId)) return;
   await store.transition({
-    id: order._id,
+    id: new ObjectId(orderId),
     from: "PROCESSING",
     to: answer.ok ? "COMPLETED" : "ERROR",
     cause: answer.cause,
