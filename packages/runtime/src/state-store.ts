@@ -1,5 +1,12 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilter } from "mongodb";
+import {
+  BSON,
+  type Collection,
+  type Document,
+  type Filter,
+  type OptionalUnlessRequiredId,
+  type UpdateFilter,
+} from "mongodb";
 import type { Claims } from "./claims.ts";
 import type { Logger } from "./logger.ts";
 import { isDuplicateKey } from "./mongo.ts";
@@ -92,6 +99,13 @@ function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionD
     queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write, { keep: true }) : () => write(false));
 }
 
+/**
+ * Entries as the database keeps them (what BSON makes of them: an undefined field becomes null), so
+ * their removal, which matches whole stored values, finds them.
+ */
+const asStored = (entries: OutboxEntry[]): OutboxEntry[] =>
+  BSON.deserialize(BSON.serialize({ entries })).entries as OutboxEntry[];
+
 /** Runs a write to one document; `alone` when no other process can write it meanwhile. */
 type DocumentWrites = <R>(id: string, write: (alone: boolean) => Promise<R>) => Promise<R>;
 
@@ -113,9 +127,13 @@ function outboxCollection<T extends Document & WithOutbox>(
         if (!isDuplicateKey(err)) throw err;
         created = false;
       }
-      // Also on a duplicate: an earlier run may have stored it and died before publishing.
+      // Also on a duplicate: an earlier run may have stored it and died before publishing. Just
+      // created, its outbox is what was inserted, as the database stores it: no need to read it back.
       if (!created || doc.outbox.length > 0)
-        await flushOrDefer(js, col, doc._id as T["_id"], log, { guard: guard(doc._id) });
+        await flushOrDefer(js, col, doc._id as T["_id"], log, {
+          guard: guard(doc._id),
+          stored: created ? asStored(doc.outbox) : undefined,
+        });
       return created;
     },
     flush: (id, stored) => flushOrDefer(js, col, id, log, { guard: guard(id), stored }),
