@@ -62,8 +62,8 @@ export interface FlushOptions {
   /** Runs the removal as one of the document's writes. */
   guard?: WriteGuard;
   /**
-   * The outbox as the database just returned it (the document a transition's update answered with):
-   * spares reading it again. Values as stored, never as built in memory, since removal matches them exactly.
+   * The outbox as it is stored (what a transition's update answered with, or what an insert just
+   * wrote): spares reading it again. Removal matches these values exactly.
    */
   stored?: OutboxEntry[];
 }

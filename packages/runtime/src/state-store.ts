@@ -1,12 +1,5 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import {
-  BSON,
-  type Collection,
-  type Document,
-  type Filter,
-  type OptionalUnlessRequiredId,
-  type UpdateFilter,
-} from "mongodb";
+import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilter } from "mongodb";
 import type { Claims } from "./claims.ts";
 import type { Logger } from "./logger.ts";
 import { isDuplicateKey } from "./mongo.ts";
@@ -99,13 +92,6 @@ function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionD
     queue(id, claims ? () => claims.exclusive(`${name}:${id}`, write, { keep: true }) : () => write(false));
 }
 
-/**
- * Entries as the database keeps them (what BSON makes of them: an undefined field becomes null), so
- * their removal, which matches whole stored values, finds them.
- */
-const asStored = (entries: OutboxEntry[]): OutboxEntry[] =>
-  BSON.deserialize(BSON.serialize({ entries })).entries as OutboxEntry[];
-
 /** Runs a write to one document; `alone` when no other process can write it meanwhile. */
 type DocumentWrites = <R>(id: string, write: (alone: boolean) => Promise<R>) => Promise<R>;
 
@@ -128,11 +114,12 @@ function outboxCollection<T extends Document & WithOutbox>(
         created = false;
       }
       // Also on a duplicate: an earlier run may have stored it and died before publishing. Just
-      // created, its outbox is what was inserted, as the database stores it: no need to read it back.
+      // created, its outbox is what was inserted, no need to read it back: the removal sends these
+      // values through the same serialisation the insert did, so they match what was stored.
       if (!created || doc.outbox.length > 0)
         await flushOrDefer(js, col, doc._id as T["_id"], log, {
           guard: guard(doc._id),
-          stored: created ? asStored(doc.outbox) : undefined,
+          stored: created ? doc.outbox : undefined,
         });
       return created;
     },

@@ -4,6 +4,7 @@ import { Events } from "@ramp/contracts";
 import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createLogger,
+  createOutboxCollection,
   ensureStreams,
   flushOutbox,
   newTraceContext,
@@ -82,6 +83,26 @@ describe("outbox", () => {
     await col.updateOne({ _id: "d" }, { $push: { outbox: entry("exact-2", new Date()) } });
     const doc = await col.findOne({ _id: "d" });
     expect(doc?.outbox.map((e) => e.msgId)).toEqual(["exact-2"]);
+  });
+
+  it("an inserted document's events go out at once, from what was inserted, leaving its outbox empty", async () => {
+    const watched = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
+    const reads: string[] = [];
+    watched.on("commandStarted", (e) => {
+      if (e.commandName === "find" || e.commandName === "findAndModify") reads.push(e.commandName);
+    });
+    const col = watched.db(db.databaseName).collection<Doc>("inserted");
+    const store = createOutboxCollection<Doc>({ collection: col, js: jetstream(nc), log });
+    // A field left undefined is stored as null; the removal still finds the entry.
+    const withUndefined = { ...entry("inserted-1", new Date()), note: undefined };
+    try {
+      expect(await store.insert({ _id: "i1", n: 1, outbox: [withUndefined] })).toBe(true);
+      expect(reads).toEqual([]);
+      expect((await col.findOne({ _id: "i1" }))?.outbox).toEqual([]);
+    } finally {
+      await watched.close();
+    }
+    expect(await published("inserted-")).toEqual(new Set(["inserted-1"]));
   });
 
   it("with more than 1,000 documents of history, an event saved but never published still goes out", async () => {
