@@ -11,6 +11,7 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "pricing-rpc", floor: "nats-floor" },
   // Above 100 %: deliveries are no longer bound by what the database can write.
   { figure: "webhook-deliveries", floor: "db-insert-parallel" },
+  { figure: "webhook-db-writes" },
   // The share of its throughput one endpoint keeps while another takes 5 s to answer.
   { figure: "webhook-deliveries-beside-slow", floor: "webhook-deliveries" },
   // What matching and decoding cost on top of fetching the same logs from the node.
@@ -23,6 +24,7 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "onramp-db-writes-keyed" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
+  { figure: "deposit-db-writes" },
   // Scale-out: two processes of each service on the path against one, same run (200 % is perfect).
   { figure: "replicas-rate-2", floor: "replicas-rate-1" },
   { figure: "replicas-offramp-2", floor: "replicas-offramp-1" },
