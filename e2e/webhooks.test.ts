@@ -28,7 +28,7 @@ function order(id: string, status: OrderStatus): TransactionDto {
 let counter = 0;
 const newOrderId = () =>
   `${Date.now().toString(16).padStart(16, "0")}${(++counter).toString(16).padStart(8, "0")}`;
-// As the orders service numbers them: INIT is 0, each transition adds one.
+// As the orders service numbers them: INIT is 0 (never announced by orders), each transition adds one.
 const SEQ: Record<OrderStatus, number> = { INIT: 0, PROCESSING: 1, COMPLETED: 2, ERROR: 2 };
 
 async function emit(
@@ -103,10 +103,11 @@ describe("deliveries of order status changes", () => {
     const r = await track();
     await configureKey(nc, "key-reorder", r);
     const id = newOrderId();
+    // An order's first announced status is PROCESSING (1); COMPLETED (2) waits for it.
+    await emit(ordersNc, "key-reorder", order(id, "COMPLETED"), null);
     await emit(ordersNc, "key-reorder", order(id, "PROCESSING"), null);
-    await emit(ordersNc, "key-reorder", order(id, "INIT"), null);
     await eventually(async () => (r.got.length >= 2 ? true : undefined), 15_000);
-    expect(r.got.map((g) => g.body.status)).toEqual(["INIT", "PROCESSING"]);
+    expect(r.got.map((g) => g.body.status)).toEqual(["PROCESSING", "COMPLETED"]);
   });
 
   it("go to the order's webhookURL over the key's, unsigned when the order has no key", async () => {

@@ -1,6 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { WebhookDelivery } from "@ramp/contracts";
-import { SUPERSEDED_DELIVERY } from "@ramp/contracts";
+import { FIRST_ANNOUNCED_SEQUENCE, SUPERSEDED_DELIVERY } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
 import { type AttemptContext, attemptDelivery } from "./attempt.ts";
 import type { AttemptLog } from "./attempt-log.ts";
@@ -40,6 +40,17 @@ const DONE: Outcome = { done: true };
 
 const FRESH: LaneView = { state: { delivered: -1, holder: null, until: 0, attempts: {} }, revision: 0 };
 
+/**
+ * Whether a status should wait a moment for an older one of its order that may still be on its way.
+ * An order's first status change is sequence 1: its INIT (sequence 0) is never announced, so a lane
+ * that delivered nothing yet has nothing to wait for before 1 (it used to hold every order's first
+ * webhook for the whole grace). Payments have only sequence 0.
+ */
+export function waitsForPredecessor(sequence: number, delivered: number, ageMs: number): boolean {
+  const predecessor = sequence - 1;
+  return predecessor >= FIRST_ANNOUNCED_SEQUENCE && delivered < predecessor && ageMs < ORDER_GRACE_MS;
+}
+
 type Verdict = { send: true } | { send: false; outcome: Outcome; why?: string };
 
 /**
@@ -71,7 +82,7 @@ function judge(x: DeliverDeps, job: Job, s: LaneState, now: number): Verdict {
     msg.nak(firstDelayMs - age);
     return { send: false, outcome: DONE };
   }
-  if (d.sequence > 0 && s.delivered < d.sequence - 1 && age < ORDER_GRACE_MS) {
+  if (waitsForPredecessor(d.sequence, s.delivered, age)) {
     return { send: false, outcome: { done: false, retryAt: msg.time.getTime() + ORDER_GRACE_MS } };
   }
   return { send: true };

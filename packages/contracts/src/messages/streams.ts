@@ -36,6 +36,8 @@ export const OrderStatusChanged = z.object({
   sequence: z.number().int(),
   order: TransactionDto,
 });
+/** An order is created at sequence 0 (INIT), which is never announced: its first status change is 1. */
+export const FIRST_ANNOUNCED_SEQUENCE = 1;
 export type OrderStatusChanged = z.infer<typeof OrderStatusChanged>;
 
 export const PaymentSettled = z.object({
