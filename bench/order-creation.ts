@@ -250,9 +250,13 @@ for (const kind of ["offramp", "onramp"] as const) {
 let turn = 0;
 const throughput = () =>
   closedLoop(CONCURRENCY, DURATION_S, () => create(turn++ % 2 === 0 ? "offramp" : "onramp", KEYED));
+const cpuBefore = process.cpuUsage();
+const loadStarted = performance.now();
 const { result: load, profile } = PROFILE
   ? await profileWhile(throughput)
   : { result: await throughput(), profile: null };
+const cpuUsed = process.cpuUsage(cpuBefore);
+const ordersCreated = (load.perSecond * (performance.now() - loadStarted)) / 1000;
 if (profile)
   console.log(
     `CPU profile of the throughput phase (all services, one process):\n${formatProfile(profile, 25)}`,
@@ -263,6 +267,18 @@ console.log(
 console.log(
   `orders/s ÷ database inserts/s (same run): ${((load.perSecond / floor.perSecond) * 100).toFixed(1)} %`,
 );
+// CPU time, unlike orders/s, hardly depends on what else loads the machine: what one order costs every
+// service (and the load generator) together, and so what one core could sustain at most.
+const cpuMsPerOrder = (cpuUsed.user + cpuUsed.system) / 1000 / Math.max(1, ordersCreated);
+console.log(
+  `CPU of this process (all six services and the load generator) per order: ${cpuMsPerOrder.toFixed(2)} ms, at most ${(1000 / cpuMsPerOrder).toFixed(0)} orders/s per core`,
+);
+report({
+  key: "orders-cpu-per-order",
+  label: "CPU per order, all services and the load generator in one process",
+  value: cpuMsPerOrder,
+  unit: "ms/order",
+});
 report({
   key: "orders-created",
   label: "POST /pub/v2/offramp + /onramp, all services",
