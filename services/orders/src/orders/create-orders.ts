@@ -11,7 +11,7 @@ import {
   Rpc,
   type TransactionDto,
 } from "@ramp/contracts";
-import { allInOrder, callRpc, type TraceContext } from "@ramp/runtime";
+import { allInOrder, callRpc, type RateCache, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
 import { idForKey, scopedKey } from "../idempotency/once-per-key.ts";
@@ -27,6 +27,7 @@ export const EXPIRED_KEY = "The order made with this Idempotency-Key has expired
 
 export interface CreateDeps {
   nc: NatsConnection;
+  rates: RateCache;
   store: OrdersStore;
   quotes: QuoteStore;
   config: OrdersConfig;
