@@ -1,7 +1,6 @@
+import { createHmac } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToNumberBE } from "@noble/curves/utils.js";
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha512 } from "@noble/hashes/sha2.js";
 import { dataSlice, getAddress, getBytes, keccak256 } from "ethers";
 
 const { Point } = secp256k1;
@@ -48,7 +47,9 @@ export class EvmDepositDerivation {
     }
     const message = this.#message.slice();
     new DataView(message.buffer).setUint32(message.length - 4, index);
-    const il = bytesToNumberBE(hmac(sha512, this.#chainCode, message).subarray(0, 32));
+    const il = bytesToNumberBE(
+      createHmac("sha512", this.#chainCode).update(message).digest().subarray(0, 32),
+    );
     // BIP-32: such an index (probability below 2^-127) has no key; a wallet skips it, so must we.
     if (il === 0n || il >= ORDER) throw new RangeError(`HD index ${index} has no valid key`);
     // Variable-time multiplication, about twice as fast: IL comes from the public branch key and the
