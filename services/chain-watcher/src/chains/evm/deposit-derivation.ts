@@ -50,10 +50,10 @@ export class EvmDepositDerivation {
     const il = bytesToNumberBE(
       createHmac("sha512", this.#chainCode).update(message).digest().subarray(0, 32),
     );
-    // BIP-32: such an index (probability below 2^-127) has no key; a wallet skips it, so must we.
+    // BIP-32 gives such an index (probability below 2^-127) no key: it is refused, never wrapped around.
     if (il === 0n || il >= ORDER) throw new RangeError(`HD index ${index} has no valid key`);
-    // Variable-time multiplication, about twice as fast: IL comes from the public branch key and the
-    // index alone, so there is no secret whose timing could leak (the private keys are never here).
+    // Variable-time multiplication, about twice as fast: IL is computed from the branch's public key,
+    // chain code and the index, public derivation data; no private key is ever multiplied here.
     const child = this.#parent.add(G.multiplyUnsafe(il));
     if (child.is0()) throw new RangeError(`HD index ${index} has no valid key`);
     // An Ethereum address: the last 20 bytes of keccak256 of the uncompressed key without its 0x04 prefix.
