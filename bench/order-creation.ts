@@ -18,6 +18,8 @@
  *
  *   pnpm exec tsx bench/order-creation.ts
  *   BENCH_CONCURRENCY=64 BENCH_DURATION_S=15 pnpm exec tsx bench/order-creation.ts
+ *   BENCH_PROFILE=1 pnpm exec tsx bench/order-creation.ts   (CPU profile of the throughput phase: self
+ *                                                            time by package and function, printed)
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,8 +37,10 @@ import { loadPricingConfig, startPricing } from "@ramp/pricing";
 import type { ServiceHandle } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
 import { MongoClient } from "mongodb";
-import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "../e2e/support/tokens.ts";
+import { sandboxChainEnv } from "../e2e/support/tokens.ts";
 import { closedLoop } from "./support/closed-loop.ts";
+import { formatProfile, profileWhile } from "./support/cpu-profile.ts";
+import { ORDER_BODIES, type OrderKind } from "./support/order-bodies.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
@@ -44,6 +48,8 @@ const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const COUNTED = envNumber("BENCH_ORDERS_COUNTED", 100);
 /** BENCH_ORDER_KEYS=0: the throughput phase sends no Idempotency-Key, to see what the keys cost. */
 const KEYED = process.env.BENCH_ORDER_KEYS !== "0";
+/** BENCH_PROFILE=1: the throughput phase runs under V8's CPU profiler (every service is in this process). */
+const PROFILE = process.env.BENCH_PROFILE === "1";
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
 const READ_COMMANDS = new Set(["find", "count", "aggregate", "distinct", "getMore"]);
@@ -155,23 +161,10 @@ const { apiKey } = (await (await admin("POST", "/businesses", { name: "Bench", f
   apiKey: string;
 };
 
-type Kind = "offramp" | "onramp";
-const BODIES: Record<Kind, string> = {
-  offramp: JSON.stringify({
-    accountNumber: "0123456789",
-    bankCode: "000013",
-    currency: "NGN",
-    chain: "BASE",
-    mint: BASE_USDC,
-    amount: 5,
-  }),
-  onramp: JSON.stringify({
-    currency: "NGN",
-    chain: "ETHEREUM",
-    mint: ETH_USDC,
-    recipient: EVM_RECIPIENT,
-    amount: 5,
-  }),
+type Kind = OrderKind;
+const BODIES = {
+  offramp: JSON.stringify(ORDER_BODIES.offramp),
+  onramp: JSON.stringify(ORDER_BODIES.onramp),
 };
 let failures = 0;
 async function create(kind: Kind, keyed: boolean): Promise<boolean> {
@@ -255,15 +248,37 @@ for (const kind of ["offramp", "onramp"] as const) {
 
 // --- 3. throughput --------------------------------------------------------------------------------
 let turn = 0;
-const load = await closedLoop(CONCURRENCY, DURATION_S, () =>
-  create(turn++ % 2 === 0 ? "offramp" : "onramp", KEYED),
-);
+const throughput = () =>
+  closedLoop(CONCURRENCY, DURATION_S, () => create(turn++ % 2 === 0 ? "offramp" : "onramp", KEYED));
+const cpuBefore = process.cpuUsage();
+const loadStarted = performance.now();
+const { result: load, profile } = PROFILE
+  ? await profileWhile(throughput)
+  : { result: await throughput(), profile: null };
+const cpuUsed = process.cpuUsage(cpuBefore);
+const ordersCreated = (load.perSecond * (performance.now() - loadStarted)) / 1000;
+if (profile)
+  console.log(
+    `CPU profile of the throughput phase (all services, one process):\n${formatProfile(profile, 25)}`,
+  );
 console.log(
   `orders (offramp and onramp alternating, ${CONCURRENCY} clients, ${KEYED ? "Idempotency-Key on each" : "no Idempotency-Key"}): ${load.perSecond.toFixed(0)}/s, p50 ${load.p50Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms, ${load.errors} errors`,
 );
 console.log(
   `orders/s ÷ database inserts/s (same run): ${((load.perSecond / floor.perSecond) * 100).toFixed(1)} %`,
 );
+// CPU time, unlike orders/s, hardly depends on what else loads the machine: what one order costs every
+// service (and the load generator) together, and so what one core could sustain at most.
+const cpuMsPerOrder = (cpuUsed.user + cpuUsed.system) / 1000 / Math.max(1, ordersCreated);
+console.log(
+  `CPU of this process (all six services and the load generator) per order: ${cpuMsPerOrder.toFixed(2)} ms, at most ${(1000 / cpuMsPerOrder).toFixed(0)} orders/s per core`,
+);
+report({
+  key: "orders-cpu-per-order",
+  label: "CPU per order, all services and the load generator in one process",
+  value: cpuMsPerOrder,
+  unit: "ms/order",
+});
 report({
   key: "orders-created",
   label: "POST /pub/v2/offramp + /onramp, all services",

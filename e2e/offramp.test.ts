@@ -50,6 +50,30 @@ describe("POST /pub/v2/offramp", () => {
     expect(tx.createdAt).toMatch(/Z$/);
   });
 
+  it("prices each order at the market rate as it is now, one changed a moment ago included", async () => {
+    expect((await offramp({ ...base, amount: 10 })).body.rate).toBe(1600);
+    await stack.setRate("NGN", 1650, 1500);
+    try {
+      // Orders keeps pricing's answers; pricing's change feed drops the old one within milliseconds.
+      const repriced = await eventually(
+        async () => {
+          const res = await offramp({ ...base, amount: 10 });
+          return res.body.rate === 1500 ? res.body : undefined;
+        },
+        2_000,
+        20,
+      );
+      expect(repriced.fiatAmount).toBe(15000);
+    } finally {
+      await stack.setRate("NGN", 1650, 1600);
+      await eventually(
+        async () => ((await offramp({ ...base, amount: 10 })).body.rate === 1600 ? true : undefined),
+        2_000,
+        20,
+      );
+    }
+  });
+
   it("works backwards from fiatAmount, rounding the token amount up", async () => {
     const res = await offramp({ ...base, fiatAmount: 10000 });
     expect(res.status).toBe(201);

@@ -22,6 +22,8 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "onramp-db-writes" },
   { figure: "offramp-db-writes-keyed" },
   { figure: "onramp-db-writes-keyed" },
+  // CPU time per order of every service together: what one core could sustain, whatever loads the machine.
+  { figure: "orders-cpu-per-order" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
   { figure: "deposit-db-writes" },

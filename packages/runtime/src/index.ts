@@ -14,6 +14,7 @@ export * from "./mongo.ts";
 export * from "./nats-identity.ts";
 export * from "./outbox.ts";
 export * from "./periodic.ts";
+export * from "./rate-cache.ts";
 export * from "./rpc.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";

@@ -72,6 +72,9 @@ export async function bootService<C extends BaseConfig>(
     reconnectTimeWait: 500,
     // NATS may be restarting (or not up yet, as in a fresh deployment): wait for it rather than exit.
     waitOnFirstConnect: true,
+    // Otherwise every request builds an Error up front (a stack trace for a timeout that rarely comes):
+    // about 2 % of a service's CPU under order load. callRpc turns those errors into UNAVAILABLE anyway.
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const s of nc.status()) {

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Routes } from "@ramp/contracts";
+import type { RateCache } from "@ramp/runtime";
 import {
   healthHandler,
   httpDuration,
@@ -22,7 +23,6 @@ import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
-import type { RateCache } from "./rate-cache.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";

@@ -1,12 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { ChangeFeeds } from "@ramp/contracts";
-import { bootService, openChangeFeed } from "@ramp/runtime";
+import { bootService, createRateCache, openChangeFeed } from "@ramp/runtime";
 import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createIdempotencyStore, IDEMPOTENCY_LEASE_MS } from "./idempotency/idempotency-store.ts";
-import { createRateCache } from "./rate-cache.ts";
 
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;

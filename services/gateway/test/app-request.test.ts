@@ -14,7 +14,7 @@ import {
   sampleTransaction,
 } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -22,7 +22,6 @@ import { createKeyStore } from "../src/auth/api-keys.ts";
 import { BODY_LIMIT_BYTES } from "../src/body.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
-import { createRateCache } from "../src/rate-cache.ts";
 
 /**
  * The gateway app driven in-process with `app.request()` (no listener), on a real NATS and database.

@@ -2,14 +2,13 @@ import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buildOpenApiDocument, ChangeFeeds, Routes } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, openChangeFeed, type Stoppable } from "@ramp/runtime";
+import { createLogger, createRateCache, openChangeFeed, type RateCache, type Stoppable } from "@ramp/runtime";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { createKeyStore } from "../src/auth/api-keys.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
-import { createRateCache, type RateCache } from "../src/rate-cache.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

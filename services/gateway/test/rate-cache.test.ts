@@ -1,9 +1,15 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChangeFeeds, type ChangeKind, notFound, type RatesDto, Rpc } from "@ramp/contracts";
 import { eventually, sleep, startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, newTraceContext, openChangeFeed, serveRpc } from "@ramp/runtime";
+import {
+  createLogger,
+  createRateCache,
+  newTraceContext,
+  openChangeFeed,
+  type RateCache,
+  serveRpc,
+} from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createRateCache, type RateCache } from "../src/rate-cache.ts";
 
 /**
  * The gateway's copy of pricing's rate answers, against a real NATS with each side's own credentials.

@@ -1,5 +1,13 @@
 import { badRequest, Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createClaims, openKvHoldLocks, serveRpc } from "@ramp/runtime";
+import {
+  bootService,
+  callRpc,
+  consume,
+  createClaims,
+  createRateCache,
+  openKvHoldLocks,
+  serveRpc,
+} from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
@@ -32,9 +40,11 @@ export async function startOrders(config: OrdersConfig) {
     const funds = createReceivedFunds(db);
     const lifecycle = createLifecycle({ nc, store, payments, funds, log });
     const quotes = createQuoteStore({ db, claims });
-    const createDeps = { nc, store, quotes, config };
+    const rates = createRateCache(nc, log);
+    const createDeps = { nc, rates, store, quotes, config };
 
     const parts = [
+      rates,
       serveRpc(nc, Rpc.onrampCreate, QUEUE, log, async ({ body, ...caller }, ctx) => {
         const order = await createOnramp(createDeps, caller, body, ctx.trace);
         ctx.log.info({ orderId: order.id, chain: order.chain }, "onramp order created");

@@ -59,7 +59,8 @@ export interface ServiceMessaging {
   readonly buckets: readonly string[];
   /**
    * Other services' change feeds it watches, read-only, to drop answers it keeps from their owner (the
-   * gateway's copies of pricing's rates): it may create a watch of the bucket, never write or delete.
+   * gateway's and orders' copies of pricing's rates): it may create a watch of the bucket, never write
+   * or delete.
    */
   readonly follows: readonly ChangeFeedContract[];
   /** Work-queue streams of its own: it alone publishes to them and pulls from them with one durable. */
@@ -172,7 +173,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Consumers.ordersTransferResults,
     ],
     buckets: [HoldBuckets.orders.bucket],
-    follows: [],
+    follows: [ChangeFeeds.pricing],
     workQueues: [],
   },
   "chain-watcher": {

@@ -50,7 +50,6 @@ export interface AllocationStore {
    * the counter did not hand the block to this process alone (see `reserveIndex`).
    */
   dropReserved(family: ChainFamily): void;
-  findByRef(purpose: AddressPurpose, ref: string): Promise<AllocationDoc | null>;
   /**
    * After an insert failed on a duplicate key: the allocation that holds the ref, if that is what
    * collided. Also finds allocations stored under their older ids, by the {purpose, ref} index.
@@ -122,7 +121,6 @@ export function createAllocationStore(db: Db): AllocationStore {
     dropReserved(family) {
       blocks.delete(family);
     },
-    findByRef: (purpose, ref) => allocations.findOne({ _id: allocationId(purpose, ref) }),
     async findWinner(purpose, ref) {
       return (
         (await allocations.findOne({ _id: allocationId(purpose, ref) })) ??

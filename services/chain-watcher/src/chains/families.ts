@@ -2,9 +2,9 @@ import type { Chain } from "@ramp/contracts";
 import type { StablecoinDefault } from "../networks.ts";
 import type { ChainAdapter } from "./adapter.ts";
 import { createSolanaAdapter } from "./solana/adapter.ts";
-import { deriveSolanaAddress } from "./solana/derive.ts";
+import { solanaAddressFromSeed } from "./solana/derive.ts";
 import { createTonAdapter } from "./ton/adapter.ts";
-import { deriveTonAddress } from "./ton/derive.ts";
+import { tonAddressFromSeed } from "./ton/derive.ts";
 
 export type NonEvmFamily = "solana" | "ton";
 
@@ -19,8 +19,8 @@ export interface FamilyAdapterOptions {
 }
 
 export interface FamilyModule {
-  /** Deposit address `index` of the seed. */
-  derive(mnemonic: string, index: number): string;
+  /** Deposit address `index` of a BIP-39 seed (computed once: it is a PBKDF2 run). */
+  derive(seed: Uint8Array, index: number): string;
   adapter(options: FamilyAdapterOptions): ChainAdapter;
 }
 
@@ -31,7 +31,7 @@ export interface FamilyModule {
  */
 export const FAMILIES: Record<NonEvmFamily, FamilyModule> = {
   solana: {
-    derive: deriveSolanaAddress,
+    derive: solanaAddressFromSeed,
     adapter: (o) =>
       createSolanaAdapter({
         rpc: o.rpcUrl,
@@ -41,7 +41,7 @@ export const FAMILIES: Record<NonEvmFamily, FamilyModule> = {
       }),
   },
   ton: {
-    derive: deriveTonAddress,
+    derive: tonAddressFromSeed,
     adapter: (o) =>
       createTonAdapter({
         rpc: o.rpcUrl,

@@ -7,6 +7,7 @@ import { EvmAdapter } from "./evm/adapter.ts";
 import { EvmKeyring } from "./evm/hd.ts";
 import { FAMILIES } from "./families.ts";
 import { SandboxAdapter } from "./sandbox/sandbox-adapter.ts";
+import { seedFromMnemonic } from "./shared/seed.ts";
 
 export type ChainMode = "rpc" | "sandbox" | "unavailable";
 
@@ -115,7 +116,9 @@ async function buildOne(
   }
 
   const family = FAMILIES[s.family];
-  const derive = (i: number) => family.derive(mnemonic, i);
+  // The seed once per chain, not once per address: deriving it is a PBKDF2 run of 2,048 rounds.
+  const seed = seedFromMnemonic(mnemonic);
+  const derive = (i: number) => family.derive(seed, i);
   const deriveAddress = async (i: number) => derive(i);
   if (s.rpcUrl) {
     const adapter = family.adapter({

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Routes, Rpc } from "@ramp/contracts";
+import type { RateCache } from "@ramp/runtime";
 import { callRpc } from "@ramp/runtime";
-import type { RateCache } from "../rate-cache.ts";
 import type { Register } from "../register.ts";
 
 /** The public API: validated by the registrar, forwarded, mapped. No business logic here. */

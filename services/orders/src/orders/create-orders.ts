@@ -11,7 +11,7 @@ import {
   Rpc,
   type TransactionDto,
 } from "@ramp/contracts";
-import { allInOrder, callRpc, type TraceContext } from "@ramp/runtime";
+import { allInOrder, callRpc, type RateCache, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
 import { idForKey, scopedKey } from "../idempotency/once-per-key.ts";
@@ -27,6 +27,7 @@ export const EXPIRED_KEY = "The order made with this Idempotency-Key has expired
 
 export interface CreateDeps {
   nc: NatsConnection;
+  rates: RateCache;
   store: OrdersStore;
   quotes: QuoteStore;
   config: OrdersConfig;
@@ -122,18 +123,32 @@ async function verifyAndPrice(
 }
 
 /**
- * The order an earlier request with the same scoped key created, looked up while `calls` run. The
- * calls are independent of it and only read, so a retry loses nothing by having started them; it gets
- * its order whatever they answer.
+ * A creation under an Idempotency-Key, without reading first whether the key made an order already: a
+ * key is nearly always new (the gateway replays what it answered before), so a first request saves a
+ * read. A repeat runs the same calls again, which is harmless: banking and chain-watcher answer a ref
+ * they know with the account or address they gave it, and the order's id comes from the key, so its
+ * insert collides and `insertOnce` returns the stored order. When a call fails instead (the rate moved
+ * out of bounds, the quote was used by that very order), the stored order is still the answer: a
+ * repeat gets its order whatever the calls say now.
+ *
+ * An order made from a quote is looked up first all the same: `usingQuote` gives the quote back when
+ * a call fails, and a repeat must never free the quote its stored order holds.
  */
-async function earlierOrder(
+async function onceForKey(
   store: OrdersStore,
   key: string | undefined,
-  calls: ReadonlyArray<Promise<unknown>>,
-): Promise<OrderDoc | null> {
-  const done = store.findByKey(key);
-  await Promise.allSettled([done, ...calls]);
-  return done;
+  quoted: boolean,
+  create: () => Promise<TransactionDto>,
+): Promise<TransactionDto> {
+  const earlier = quoted && key ? await store.findByKey(key) : null;
+  if (earlier) return toDto(earlier);
+  try {
+    return await create();
+  } catch (err) {
+    const done = key ? await store.findByKey(key) : null;
+    if (done) return toDto(done);
+    throw err;
+  }
 }
 
 /**
@@ -148,40 +163,40 @@ export async function createOfframp(
 ): Promise<TransactionDto> {
   const { nc, store } = deps;
   const key = scopedKey(caller.businessId, caller.idempotencyKey);
-  const resolved = callRpc(
-    nc,
-    Rpc.accountsResolve,
-    { bankCode: body.bankCode, accountNumber: body.accountNumber },
-    trace,
-  );
-  const verified = verifyAndPrice(deps, caller, body, trace, resolved);
-  const done = await earlierOrder(store, key, [resolved, verified]);
-  if (done) return toDto(done);
-  const [account, { pricing, quote }] = await allInOrder(resolved, verified);
-  const base = baseDoc(caller, body.chain, body.mint, idForKey(key));
-  return usingQuote(deps.quotes, quote, base._id, async () => {
-    const { address } = await callRpc(
+  return onceForKey(store, key, body.quoteId !== undefined, async () => {
+    const resolved = callRpc(
       nc,
-      Rpc.addressAllocate,
-      { chain: body.chain, purpose: "offramp", ref: base._id.toHexString(), mints: [base.mintKey] },
+      Rpc.accountsResolve,
+      { bankCode: body.bankCode, accountNumber: body.accountNumber },
       trace,
     );
-    const doc: OrderDoc = {
-      ...base,
-      transactionType: "OFF_RAMP",
-      currency: body.currency,
-      recipient: "",
-      ...pricing,
-      address,
-      accountNumber: body.accountNumber,
-      accountName: account.accountName,
-      bank: account.bankName,
-      bankCode: body.bankCode,
-      webhookURL: body.webhookURL ?? null,
-      description: body.description ?? null,
-      ...(key ? { idempotencyKey: key } : {}),
-    };
-    return toDto(await store.insertOnce(doc));
+    const verified = verifyAndPrice(deps, caller, body, trace, resolved);
+    const [account, { pricing, quote }] = await allInOrder(resolved, verified);
+    const base = baseDoc(caller, body.chain, body.mint, idForKey(key));
+    return usingQuote(deps.quotes, quote, base._id, async () => {
+      const { address } = await callRpc(
+        nc,
+        Rpc.addressAllocate,
+        { chain: body.chain, purpose: "offramp", ref: base._id.toHexString(), mints: [base.mintKey] },
+        trace,
+      );
+      const doc: OrderDoc = {
+        ...base,
+        transactionType: "OFF_RAMP",
+        currency: body.currency,
+        recipient: "",
+        ...pricing,
+        address,
+        accountNumber: body.accountNumber,
+        accountName: account.accountName,
+        bank: account.bankName,
+        bankCode: body.bankCode,
+        webhookURL: body.webhookURL ?? null,
+        description: body.description ?? null,
+        ...(key ? { idempotencyKey: key } : {}),
+      };
+      return toDto(await store.insertOnce(doc));
+    });
   });
 }
 
@@ -197,42 +212,41 @@ export async function createOnramp(
 ): Promise<TransactionDto> {
   const { nc, store, config } = deps;
   const key = scopedKey(caller.businessId, caller.idempotencyKey);
-  const verified = verifyAndPrice(deps, caller, body, trace);
-  const done = await earlierOrder(store, key, [verified]);
-  if (done) return toDto(done);
-  const { pricing, quote } = await verified;
-  const base = baseDoc(caller, body.chain, body.mint, idForKey(key));
-  return usingQuote(deps.quotes, quote, base._id, async () => {
-    const va = await callRpc(
-      nc,
-      Rpc.virtualAccountOpen,
-      {
-        ref: base._id.toHexString(),
+  return onceForKey(store, key, body.quoteId !== undefined, async () => {
+    const { pricing, quote } = await verifyAndPrice(deps, caller, body, trace);
+    const base = baseDoc(caller, body.chain, body.mint, idForKey(key));
+    return usingQuote(deps.quotes, quote, base._id, async () => {
+      const va = await callRpc(
+        nc,
+        Rpc.virtualAccountOpen,
+        {
+          ref: base._id.toHexString(),
+          currency: body.currency,
+          fiatAmount: pricing.fiatAmount,
+          holder: config.VIRTUAL_ACCOUNT_HOLDER,
+        },
+        trace,
+      ).catch((err: unknown) => {
+        // The order's id comes from its key, and expiry closes the account before deleting the order:
+        // this key's order expired. Made again it would be stuck, its INIT exit claimed by the expiry.
+        if (err instanceof AppError && err.code === "CONFLICT") throw new AppError("CONFLICT", EXPIRED_KEY);
+        throw err;
+      });
+      const doc: OrderDoc = {
+        ...base,
+        transactionType: "ON_RAMP",
         currency: body.currency,
-        fiatAmount: pricing.fiatAmount,
-        holder: config.VIRTUAL_ACCOUNT_HOLDER,
-      },
-      trace,
-    ).catch((err: unknown) => {
-      // The order's id comes from its key, and expiry closes the account before deleting the order:
-      // this key's order expired. Made again it would be stuck, its INIT exit claimed by the expiry.
-      if (err instanceof AppError && err.code === "CONFLICT") throw new AppError("CONFLICT", EXPIRED_KEY);
-      throw err;
+        recipient: body.recipient,
+        ...pricing,
+        accountNumber: va.accountNumber,
+        accountName: va.accountName,
+        bank: va.bank,
+        webhookURL: body.webhookURL ?? null,
+        userExternalId: body.userExternalId ?? null,
+        expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
+        ...(key ? { idempotencyKey: key } : {}),
+      };
+      return toDto(await store.insertOnce(doc));
     });
-    const doc: OrderDoc = {
-      ...base,
-      transactionType: "ON_RAMP",
-      currency: body.currency,
-      recipient: body.recipient,
-      ...pricing,
-      accountNumber: va.accountNumber,
-      accountName: va.accountName,
-      bank: va.bank,
-      webhookURL: body.webhookURL ?? null,
-      userExternalId: body.userExternalId ?? null,
-      expiresAt: new Date(base.createdAt.getTime() + config.ONRAMP_UNPAID_TTL_SECONDS * 1000),
-      ...(key ? { idempotencyKey: key } : {}),
-    };
-    return toDto(await store.insertOnce(doc));
   });
 }

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { type Chain, type Currency, Rpc, type TransactionType } from "@ramp/contracts";
-import { allInOrder, callRpc, type TraceContext } from "@ramp/runtime";
+import { allInOrder, callRpc, type RateCache, type TraceContext } from "@ramp/runtime";
 import type { OrdersConfig } from "../config.ts";
 import { checkBusinessFee, checkOrderBounds, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
 import type { OrderDoc } from "./order-doc.ts";
@@ -32,12 +32,12 @@ export interface PriceRequest {
  * the direction, the arithmetic of quotes.ts, and the configured order bounds.
  */
 export async function priceOrder(
-  deps: { nc: NatsConnection; config: OrdersConfig },
+  deps: { nc: NatsConnection; config: OrdersConfig; rates: RateCache },
   businessId: string,
   req: PriceRequest,
   trace: TraceContext,
 ): Promise<Pricing> {
-  const { nc, config } = deps;
+  const { nc, config, rates: businessRates } = deps;
   const onramp = req.type === "ON_RAMP";
   // The token and the business's rates are independent: asked together, with a token error first.
   const [token, rates] = await allInOrder(
@@ -52,7 +52,8 @@ export async function priceOrder(
       },
       trace,
     ),
-    callRpc(nc, Rpc.ratesGet, { businessId, currency: req.currency }, trace),
+    // Pricing's answer as this process keeps it (exact: dropped on pricing's change feed).
+    businessRates.get(businessId, req.currency, trace),
   );
   const rate = String((onramp ? rates.onRampRate : rates.offRampRate).rate);
   const fee = req.businessUSDCFee ?? "0";

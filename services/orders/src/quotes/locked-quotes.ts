@@ -10,7 +10,7 @@ import {
   quoteChain,
   type TransactionType,
 } from "@ramp/contracts";
-import type { TraceContext } from "@ramp/runtime";
+import type { RateCache, TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
@@ -20,6 +20,7 @@ import type { QuoteDoc, QuoteStore } from "./quote-store.ts";
 
 export interface QuoteDeps {
   nc: NatsConnection;
+  rates: RateCache;
   config: OrdersConfig;
   quotes: QuoteStore;
 }

@@ -1,6 +1,7 @@
+import { HDNodeWallet, Mnemonic, Wallet } from "ethers";
 import { describe, expect, it } from "vitest";
 import { DEV_MNEMONIC } from "../../config.ts";
-import { EvmKeyring } from "./hd.ts";
+import { EVM_DEPOSIT_PATH, EvmKeyring } from "./hd.ts";
 
 describe("EvmKeyring", () => {
   const keyring = new EvmKeyring(DEV_MNEMONIC);
@@ -8,6 +9,19 @@ describe("EvmKeyring", () => {
   it("derives the standard vector for m/44'/60'/0'/0/i", () => {
     expect(keyring.depositAddress(0)).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
     expect(keyring.depositAddress(1)).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+  });
+
+  it("gives, from the public branch, the address of the private key a wallet derives at each index", () => {
+    // Another mnemonic besides the dev one, so the check does not rest on one key's vectors.
+    for (const phrase of [DEV_MNEMONIC, Wallet.createRandom().mnemonic?.phrase ?? ""]) {
+      const ours = new EvmKeyring(phrase);
+      const branch = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(phrase).computeSeed()).derivePath(
+        EVM_DEPOSIT_PATH,
+      );
+      for (const index of [0, 1, 2, 63, 64, 1000, 123_456, 2 ** 31 - 1]) {
+        expect(ours.depositAddress(index)).toBe(branch.deriveChild(index).address);
+      }
+    }
   });
 
   it("is deterministic across instances", () => {

@@ -1,4 +1,5 @@
 import { HDNodeWallet, Mnemonic } from "ethers";
+import { EvmDepositDerivation } from "./deposit-derivation.ts";
 
 /**
  * EVM custody keys, BIP-44 secp256k1 under coin type 60:
@@ -9,22 +10,23 @@ import { HDNodeWallet, Mnemonic } from "ethers";
 export const EVM_DEPOSIT_PATH = "m/44'/60'/0'/0";
 export const EVM_TREASURY_PATH = "m/44'/60'/1'/0/0";
 
-/** Derives from the seed once; per-index derivation is then a cheap child step, not a PBKDF2 run. */
+/**
+ * Derives from the seed once; per-index derivation is then a public child step from the deposit
+ * branch's public key (no PBKDF2 run, no private key: see EvmDepositDerivation).
+ */
 export class EvmKeyring {
-  readonly #deposits: HDNodeWallet;
+  readonly #deposits: EvmDepositDerivation;
   readonly #treasury: HDNodeWallet;
 
   constructor(mnemonic: string) {
     const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(mnemonic).computeSeed());
-    this.#deposits = root.derivePath(EVM_DEPOSIT_PATH);
+    const branch = root.derivePath(EVM_DEPOSIT_PATH);
+    this.#deposits = new EvmDepositDerivation(branch.publicKey, branch.chainCode);
     this.#treasury = root.derivePath(EVM_TREASURY_PATH);
   }
 
   depositAddress(index: number): string {
-    if (!Number.isSafeInteger(index) || index < 0 || index >= 2 ** 31) {
-      throw new RangeError(`HD index out of range: ${index}`);
-    }
-    return this.#deposits.deriveChild(index).address;
+    return this.#deposits.address(index);
   }
 
   /** The signing wallet; callers connect it to a provider. Never serialise or log it. */

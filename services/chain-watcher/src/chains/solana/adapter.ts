@@ -19,7 +19,7 @@ import { TransferRejected } from "../errors.ts";
 import { seedFromMnemonic } from "../shared/seed.ts";
 import { formatUnits, parseUnits } from "../shared/units.ts";
 import { buildTokenTransfer, preparedBlockhash, TOKEN_ACCOUNT_SIZE } from "./delivery.ts";
-import { deriveSolanaKeypairFromSeed, SOLANA_TREASURY_PATH, solanaKeypairAt } from "./derive.ts";
+import { SOLANA_TREASURY_PATH, solanaAddressFromSeed, solanaKeypairAt } from "./derive.ts";
 import type { WatchedTokenAccount } from "./parse-transfers.ts";
 import { type SolanaRpc, solanaRpc } from "./rpc.ts";
 import { decodeCursor, scanTokenAccount } from "./watch.ts";
@@ -218,7 +218,7 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & 
   return {
     chain: "SOLANA",
     treasuryAddress: treasury.publicKey.toBase58(),
-    deriveAddress: (index) => deriveSolanaKeypairFromSeed(seed, index).publicKey.toBase58(),
+    deriveAddress: (index) => solanaAddressFromSeed(seed, index),
     poll,
     prepareTransfer,
     broadcast,

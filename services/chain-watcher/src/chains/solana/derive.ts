@@ -35,9 +35,14 @@ export function deriveSolanaKeypair(mnemonic: string, index: number): Keypair {
   return deriveSolanaKeypairFromSeed(seedFromMnemonic(mnemonic), index);
 }
 
+/** Base58 public key of deposit index `index` of a BIP-39 seed. */
+export function solanaAddressFromSeed(seed: Uint8Array, index: number): string {
+  return deriveSolanaKeypairFromSeed(seed, index).publicKey.toBase58();
+}
+
 /** Base58 public key of deposit index `index`. */
 export function deriveSolanaAddress(mnemonic: string, index: number): string {
-  return deriveSolanaKeypair(mnemonic, index).publicKey.toBase58();
+  return solanaAddressFromSeed(seedFromMnemonic(mnemonic), index);
 }
 
 export function deriveSolanaTreasuryKeypair(mnemonic: string): Keypair {

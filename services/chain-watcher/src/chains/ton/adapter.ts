@@ -14,7 +14,7 @@ import { TransferRejected } from "../errors.ts";
 import { seedFromMnemonic } from "../shared/seed.ts";
 import { parseUnits } from "../shared/units.ts";
 import { buildTonTransfer, type PreparedFacts, readPrepared, type TonPayment } from "./delivery.ts";
-import { deriveTonWalletFromSeed, TON_TREASURY_PATH, type TonDerivedWallet, tonWalletAt } from "./derive.ts";
+import { TON_TREASURY_PATH, type TonDerivedWallet, tonAddressFromSeed, tonWalletAt } from "./derive.ts";
 import { jettonBalance, jettonWalletOf, readJettonDecimals } from "./jetton.ts";
 import { TONCOIN_DECIMALS, type WatchedJettonWallet } from "./parse-transfers.ts";
 import { type TonRpc, tonRpc } from "./rpc.ts";
@@ -193,7 +193,7 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
   return {
     chain: "TON",
     treasuryAddress: treasuryAddress.toRawString(),
-    deriveAddress: (index) => deriveTonWalletFromSeed(seed, index).wallet.address.toRawString(),
+    deriveAddress: (index) => tonAddressFromSeed(seed, index),
     poll,
     prepareTransfer,
     broadcast,

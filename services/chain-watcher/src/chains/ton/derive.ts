@@ -47,9 +47,14 @@ export function deriveTonWallet(mnemonic: string, index: number): TonDerivedWall
   return deriveTonWalletFromSeed(seedFromMnemonic(mnemonic), index);
 }
 
-/** Raw `0:<hex>` address (the form contracts' normalizeAddress produces) of deposit index `index`. */
+/** Raw `0:<hex>` address (the form contracts' normalizeAddress produces) of deposit index `index` of a seed. */
+export function tonAddressFromSeed(seed: Uint8Array, index: number): string {
+  return deriveTonWalletFromSeed(seed, index).wallet.address.toRawString();
+}
+
+/** Raw `0:<hex>` address of deposit index `index`. */
 export function deriveTonAddress(mnemonic: string, index: number): string {
-  return deriveTonWallet(mnemonic, index).wallet.address.toRawString();
+  return tonAddressFromSeed(seedFromMnemonic(mnemonic), index);
 }
 
 export function deriveTonTreasuryWallet(mnemonic: string): TonDerivedWallet {

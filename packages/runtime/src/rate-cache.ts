@@ -1,6 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AppError, ChangeFeeds, type ChangeKind, type Currency, type RatesDto, Rpc } from "@ramp/contracts";
-import { callRpc, createExactCache, followChangeFeed, type Logger, type TraceContext } from "@ramp/runtime";
+import { followChangeFeed } from "./change-feed.ts";
+import { createExactCache } from "./exact-cache.ts";
+import type { Logger } from "./logger.ts";
+import { callRpc } from "./rpc.ts";
+import type { TraceContext } from "./trace.ts";
 
 /** What pricing answered for one business and currency: its rates, or its 404 (kept too: misses are reads). */
 type Answer = RatesDto | AppError;
@@ -17,10 +21,12 @@ export interface RateCache {
 }
 
 /**
- * `rates.get` answers kept in the gateway's memory: every rate read would otherwise be a NATS round trip
- * to pricing, most of the gateway's cost per request. Pricing stays the only writer and the only place a
- * rate is computed; a kept answer is dropped when pricing's change feed reports its market rate or the
- * business's fee profile changed, and everything is forgotten while that feed cannot be watched.
+ * `rates.get` answers kept in a service's memory (the gateway's for `GET /pub/v2/rate`, orders' for
+ * pricing each order): every rate read would otherwise be a NATS round trip to pricing, most of the
+ * gateway's cost per rate request and one of an order's few hops. Pricing stays the only writer and the
+ * only place a rate is computed; a kept answer is dropped when pricing's change feed reports its market
+ * rate or the business's fee profile changed, and everything is forgotten while that feed cannot be
+ * watched. A service using it follows pricing's feed (`follows` in contracts' ownership).
  */
 export function createRateCache(nc: NatsConnection, log: Logger): RateCache {
   let live = false;

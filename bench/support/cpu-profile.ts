@@ -1,0 +1,141 @@
+/**
+ * Reads V8 `.cpuprofile` files (what `node --cpu-prof` writes at exit) and sums self time per function
+ * and per package, so a profile says which code a process spends its CPU on without opening DevTools.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  /** Microseconds on the machine's monotonic clock, as `process.hrtime` reads it. */
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** A stretch on the monotonic clock (`monotonicUs()`), to leave out start-up and shutdown. */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
+}
+
+/** Now on the clock V8 stamps profile samples with (CLOCK_MONOTONIC, shared by every process). */
+export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+export interface ProfileShare {
+  name: string;
+  ms: number;
+  /** Share of the busy time (samples outside `(idle)`), in percent. */
+  percent: number;
+}
+
+export interface ProfileSummary {
+  busyMs: number;
+  idleMs: number;
+  packages: ProfileShare[];
+  functions: ProfileShare[];
+}
+
+/**
+ * Where a frame's code lives: an npm package (`ethers`, `@noble/curves`), a workspace folder
+ * (`services/orders`, `packages/runtime`), `node:` internals, or V8's own pseudo-frames
+ * (`(garbage collector)`, `(program)`).
+ */
+export function packageOf(url: string, functionName: string): string {
+  if (url === "") return functionName.startsWith("(") ? functionName : "(native)";
+  if (url.startsWith("node:")) return "node:internals";
+  const inModules = url.lastIndexOf("/node_modules/");
+  if (inModules >= 0) {
+    const rest = url.slice(inModules + "/node_modules/".length).split("/");
+    return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
+  }
+  const workspace = /\/(services|packages|bench|e2e|scripts)\/([^/]+)\//.exec(url);
+  return workspace ? `${workspace[1]}/${workspace[2]}` : url;
+}
+
+const shortUrl = (url: string) =>
+  url.replace(/^.*\/node_modules\//, "").replace(/^file:\/\/.*?\/(services|packages)\//, "$1/");
+
+/** Self time per function and per package of profiles, counting only samples inside `window`. */
+export function summariseProfiles(profiles: Profile[], window?: ProfileWindow): ProfileSummary {
+  // Node ids are per profile: keyed by profile and id so two processes' nodes stay apart.
+  const frames = new Map<string, ProfileNode["callFrame"]>();
+  const selfMs = new Map<string, number>();
+  profiles.forEach((profile, p) => {
+    for (const n of profile.nodes) frames.set(`${p}:${n.id}`, n.callFrame);
+    let at = profile.startTime;
+    profile.samples.forEach((id, i) => {
+      const delta = profile.timeDeltas[i] ?? 0;
+      at += delta;
+      if (window && (at < window.fromUs || at > window.toUs)) return;
+      const key = `${p}:${id}`;
+      selfMs.set(key, (selfMs.get(key) ?? 0) + delta / 1000);
+    });
+  });
+  const functions = new Map<string, number>();
+  const packages = new Map<string, number>();
+  let idleMs = 0;
+  let busyMs = 0;
+  for (const [id, ms] of selfMs) {
+    const frame = frames.get(id) as ProfileNode["callFrame"];
+    if (frame.functionName === "(idle)") {
+      idleMs += ms;
+      continue;
+    }
+    busyMs += ms;
+    const pkg = packageOf(frame.url, frame.functionName);
+    const fn = `${frame.functionName || "(anonymous)"} ${frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ""}`;
+    packages.set(pkg, (packages.get(pkg) ?? 0) + ms);
+    functions.set(fn.trim(), (functions.get(fn.trim()) ?? 0) + ms);
+  }
+  const ranked = (m: Map<string, number>) =>
+    [...m]
+      .map(([name, ms]) => ({ name, ms, percent: busyMs > 0 ? (ms / busyMs) * 100 : 0 }))
+      .sort((a, b) => b.ms - a.ms);
+  return { busyMs, idleMs, packages: ranked(packages), functions: ranked(functions) };
+}
+
+/** Every `.cpuprofile` in `dir` (one per process that exited under `--cpu-prof`), together. */
+export function summariseProfileDir(dir: string, window?: ProfileWindow): ProfileSummary | null {
+  const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+  if (files.length === 0) return null;
+  return summariseProfiles(
+    files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Profile),
+    window,
+  );
+}
+
+export function formatProfile(summary: ProfileSummary, top = 12): string {
+  const rows = (xs: ProfileShare[]) =>
+    xs
+      .slice(0, top)
+      .map((x) => `    ${x.percent.toFixed(1).padStart(5)} %  ${x.ms.toFixed(0).padStart(6)} ms  ${x.name}`)
+      .join("\n");
+  return (
+    `  busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms\n` +
+    `  self time by package:\n${rows(summary.packages)}\n  self time by function:\n${rows(summary.functions)}`
+  );
+}
+
+/** Runs `work` under this process's own CPU profiler; the profile is summarised whole. */
+export async function profileWhile<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; profile: ProfileSummary }> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    const result = await work();
+    const { profile } = await session.post("Profiler.stop");
+    return { result, profile: summariseProfiles([profile as Profile]) };
+  } finally {
+    session.disconnect();
+  }
+}
