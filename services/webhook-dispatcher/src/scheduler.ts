@@ -25,6 +25,8 @@ interface Endpoint {
   waiting: Job[];
   /** Moving average of how long one job takes here: its pace, once one has finished. */
   avgMs: number;
+  /** Jobs finished here since the endpoint was last idle. */
+  finished: number;
 }
 
 /**
@@ -41,6 +43,12 @@ const TRIM_EVERY_MS = 250;
 const LAG_TURNS = 20;
 const OVERFLOW_MIN_MS = 500;
 const OVERFLOW_MAX_MS = 30_000;
+/**
+ * The longest a job is sent away for until a round of the endpoint's jobs (one per slot) has finished:
+ * a pace read off its first jobs may be one stall (of NATS, of this machine) rather than the endpoint,
+ * and parking its whole backlog on that for half a minute leaves the replica idle meanwhile.
+ */
+const UNPROVEN_MAX_MS = 2_000;
 /** After an unexpected error (NATS or lane trouble) the message is tried again this much later. */
 const ERROR_RETRY_MS = 1_000;
 
@@ -124,12 +132,12 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     }
     let ep = endpoints.get(job.endpoint);
     if (!ep) {
-      ep = { running: new Map(), waiting: [], avgMs: 0 };
+      ep = { running: new Map(), waiting: [], avgMs: 0, finished: 0 };
       endpoints.set(job.endpoint, ep);
     }
     const now = performance.now();
     if (ep.waiting.length >= queueLimit(ep, now)) {
-      sendBack(job, paceOf(ep, now), ep.waiting.length);
+      sendBack(job, ep, now, ep.waiting.length);
       return;
     }
     ep.waiting.push(job);
@@ -155,9 +163,10 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   }
 
   /** Back to the stream until about when the endpoint gets to it, `ahead` jobs being queued before it. */
-  function sendBack(job: Job, pace: number, ahead: number): void {
-    const expected = (pace * ahead) / o.perEndpoint;
-    const delay = Math.min(OVERFLOW_MAX_MS, Math.max(OVERFLOW_MIN_MS, expected));
+  function sendBack(job: Job, ep: Endpoint, now: number, ahead: number): void {
+    const expected = (paceOf(ep, now) * ahead) / o.perEndpoint;
+    const max = ep.finished >= o.perEndpoint ? OVERFLOW_MAX_MS : UNPROVEN_MAX_MS;
+    const delay = Math.min(max, Math.max(OVERFLOW_MIN_MS, expected));
     quietly(() => job.msg.nak(Math.round(delay * (1 + Math.random() * 0.2))));
   }
 
@@ -180,8 +189,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     }
     ep.waiting = kept;
     held -= back.length;
-    const pace = paceOf(ep, now);
-    for (const j of back) sendBack(j, pace, kept.length);
+    for (const j of back) sendBack(j, ep, now, kept.length);
     return back.length;
   }
 
@@ -202,6 +210,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
 
   function finish(job: Job, ep: Endpoint, outcome: Outcome, tookMs: number): void {
     ep.avgMs = ep.avgMs === 0 ? tookMs : ep.avgMs * 0.8 + tookMs * 0.2;
+    ep.finished++;
     ep.running.delete(job);
     active--;
     busyLanes.delete(job.laneId);
