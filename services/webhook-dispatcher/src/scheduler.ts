@@ -20,12 +20,14 @@ export interface Scheduler {
 }
 
 interface Endpoint {
-  /** Jobs running here, oldest first, with when each started. */
-  running: Map<Job, number>;
+  running: Set<Job>;
   waiting: Job[];
-  /** Moving average of how long one job takes here: its pace, once one has finished. */
+  /**
+   * Moving average of how long the endpoint takes to answer a POST: its pace, once one has. Lane
+   * bookkeeping is left out, so a stall of NATS is not taken for the endpoint's.
+   */
   avgMs: number;
-  /** Jobs finished here since the endpoint was last idle. */
+  /** POSTs answered here since the endpoint was last idle. */
   finished: number;
 }
 
@@ -39,12 +41,12 @@ const QUEUE_HORIZON_MS = 1_000;
 const QUEUED_PER_SLOT = 2;
 /** How often queues are checked against their endpoint's pace, which grows while a job hangs. */
 const TRIM_EVERY_MS = 250;
-/** Turns of the event loop one job waits through (lane take, request, response, lane settle, …). */
+/** Turns of the event loop a POST and its bookkeeping wait through (connect, write, response, …). */
 const LAG_TURNS = 20;
 const OVERFLOW_MIN_MS = 500;
 const OVERFLOW_MAX_MS = 30_000;
 /**
- * The longest a job is sent away for until a round of the endpoint's jobs (one per slot) has finished:
+ * The longest a job is sent away for until a round of the endpoint's POSTs (one per slot) has answered:
  * a pace read off its first jobs may be one stall (of NATS, of this machine) rather than the endpoint,
  * and parking its whole backlog on that for half a minute leaves the replica idle meanwhile.
  */
@@ -121,6 +123,8 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
         laneId: laneIdOf(d.subjectId, d.url),
         endpoint: endpointOf(d.url),
         readyAt: 0,
+        postedAt: null,
+        postMs: null,
         get log() {
           return log();
         },
@@ -132,7 +136,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     }
     let ep = endpoints.get(job.endpoint);
     if (!ep) {
-      ep = { running: new Map(), waiting: [], avgMs: 0, finished: 0 };
+      ep = { running: new Set(), waiting: [], avgMs: 0, finished: 0 };
       endpoints.set(job.endpoint, ep);
     }
     const now = performance.now();
@@ -145,14 +149,14 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   }
 
   /**
-   * How long a job takes here beyond what this replica's own busyness explains: the average, or longer
-   * while the oldest running job has taken longer, less LAG_TURNS turns of the event loop. Without that
+   * How long the endpoint takes to answer beyond what this replica's own busyness explains: the average,
+   * or longer while a POST in flight has taken longer, less LAG_TURNS turns of the event loop. Without that
    * allowance a burst that keeps the loop busy (every job then takes long) would mark every endpoint
    * slow and send its backlog round the stream again and again, which only adds to the load.
    */
   function paceOf(ep: Endpoint, now: number): number {
-    const oldest = ep.running.values().next();
-    const pace = oldest.done ? ep.avgMs : Math.max(ep.avgMs, now - oldest.value);
+    let pace = ep.avgMs;
+    for (const j of ep.running) if (j.postedAt !== null) pace = Math.max(pace, now - j.postedAt);
     return Math.max(0, pace - LAG_TURNS * lagAt(now));
   }
 
@@ -208,9 +212,12 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     return null;
   }
 
-  function finish(job: Job, ep: Endpoint, outcome: Outcome, tookMs: number): void {
-    ep.avgMs = ep.avgMs === 0 ? tookMs : ep.avgMs * 0.8 + tookMs * 0.2;
-    ep.finished++;
+  function finish(job: Job, ep: Endpoint, outcome: Outcome): void {
+    const tookMs = job.postMs;
+    if (tookMs !== null) {
+      ep.avgMs = ep.avgMs === 0 ? tookMs : ep.avgMs * 0.8 + tookMs * 0.2;
+      ep.finished++;
+    }
     ep.running.delete(job);
     active--;
     busyLanes.delete(job.laneId);
@@ -228,8 +235,9 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   }
 
   function start(job: Job, ep: Endpoint): void {
-    const started = performance.now();
-    ep.running.set(job, started);
+    job.postedAt = null;
+    job.postMs = null;
+    ep.running.add(job);
     active++;
     busyLanes.add(job.laneId);
     // Each step is a consumer span continuing the trace of the event that queued the delivery.
@@ -239,7 +247,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
         quietly(() => job.msg.nak(ERROR_RETRY_MS));
         return { done: true };
       })
-      .then((outcome) => finish(job, ep, outcome, performance.now() - started));
+      .then((outcome) => finish(job, ep, outcome));
     running.add(p);
     void p.finally(() => running.delete(p));
   }
