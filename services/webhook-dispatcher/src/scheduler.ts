@@ -39,7 +39,7 @@ interface Endpoint {
 const QUEUE_HORIZON_MS = 1_000;
 /** …but at least this many per slot, so a slow endpoint's next jobs are at hand when a slot frees. */
 const QUEUED_PER_SLOT = 2;
-/** How often queues are checked against their endpoint's pace, which grows while a job hangs. */
+/** How often queues are checked against their endpoint's pace, which grows while a POST hangs. */
 const TRIM_EVERY_MS = 250;
 /** Turns of the event loop a POST and its bookkeeping wait through (connect, write, response, …). */
 const LAG_TURNS = 20;
@@ -81,7 +81,7 @@ export const endpointOf = (url: string): string => {
  * it gets through within QUEUE_HORIZON_MS; the rest of its backlog is handed back to the stream (`nak`
  * with a delay scaled to how slow it is), so a slow endpoint never fills the replica's intake and
  * starves the others. An endpoint not timed yet may queue up to the replica's whole intake, and gives
- * back what exceeds its share once its running jobs have taken long enough to show it slow.
+ * back what exceeds its share (every TRIM_EVERY_MS) once its POSTs have taken long enough to show it slow.
  *
  * Ordering per lane: inside a replica two jobs of one lane never run at once and the lowest sequence
  * goes first; across replicas the lane's lease (lanes.ts) decides who sends.
