@@ -12,6 +12,7 @@ export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./mongo.ts";
 export * from "./nats-identity.ts";
+export * from "./nats-write-coalescing.ts";
 export * from "./outbox.ts";
 export * from "./periodic.ts";
 export * from "./rate-cache.ts";

@@ -12,7 +12,7 @@ import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
 import { lookUpOrCreate, retryJetStreamSetup } from "./jetstream-setup.ts";
-import type { Logger } from "./logger.ts";
+import { type Logger, lazyChild } from "./logger.ts";
 import { messagesHandled } from "./metrics.ts";
 import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
 import { inSpan, type Span, SpanKind, SpanStatusCode, traceIdOf } from "./tracing.ts";
@@ -179,31 +179,37 @@ export async function consume<C extends StreamContract>(
     messagesHandled.inc({ service, subject: opts.contract.subject, outcome });
   const handleOne = (msg: JsMsg) =>
     inConsumerSpan(msg, async (trace, span) => {
-      const log = opts.log.child({
+      const logger = lazyChild(opts.log, () => ({
         requestId: trace.requestId,
         traceId: traceIdOf(trace),
         subject: msg.subject,
         seq: msg.seq,
-      });
+      }));
       const failed = (why: string) => span.setStatus({ code: SpanStatusCode.ERROR, message: why });
       let payload: z.infer<C["payload"]>;
       try {
         payload = opts.contract.payload.parse(msg.json()) as z.infer<C["payload"]>;
       } catch (err) {
-        log.error({ err }, "message does not match its contract; terminated");
+        logger().error({ err }, "message does not match its contract; terminated");
         msg.term("invalid payload");
         count("term");
         failed("invalid payload");
         return;
       }
       try {
-        await opts.handler(payload, { trace, log, msg });
+        await opts.handler(payload, {
+          trace,
+          msg,
+          get log() {
+            return logger();
+          },
+        });
         msg.ack();
         count("ack");
       } catch (err) {
         span.recordException(err instanceof Error ? err : String(err));
         if (err instanceof PermanentFailure) {
-          log.error({ err: err.message }, "message failed permanently; terminated");
+          logger().error({ err: err.message }, "message failed permanently; terminated");
           msg.term(err.message);
           count("term");
           failed("terminated");
@@ -212,7 +218,7 @@ export async function consume<C extends StreamContract>(
         const attempt = msg.info.deliveryCount;
         const delay = delays[Math.min(attempt - 1, delays.length - 1)] ?? 1_000;
         const last = attempt >= maxDeliver;
-        log[last ? "error" : "warn"](
+        logger()[last ? "error" : "warn"](
           { err, attempt, delay },
           last ? "message dead-lettered" : "message will be retried",
         );

@@ -15,6 +15,10 @@ export interface Job {
   endpoint: string;
   /** Not to be tried before this time (waiting for an older status or for another replica's lease). */
   readyAt: number;
+  /** When this step's POST went out (performance.now()), while it is in flight: how slow the endpoint is. */
+  postedAt: number | null;
+  /** How long this step's POST took, once it has answered. */
+  postMs: number | null;
   log: Logger;
 }
 
@@ -123,7 +127,10 @@ export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
     return DONE;
   }
 
+  job.postedAt = performance.now();
   const r = await attemptDelivery(x.attempt, d.apiKeyId, d.url, d.body);
+  job.postMs = performance.now() - job.postedAt;
+  job.postedAt = null;
   const { deliveryId, apiKeyId, type, subjectId, url, body } = d;
   x.attemptLog.record({ deliveryId, apiKeyId, type, subjectId, url, attempt: n, body }, r);
 

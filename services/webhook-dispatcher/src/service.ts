@@ -13,54 +13,63 @@ import { startScheduler } from "./scheduler.ts";
 import { openWorkQueue } from "./work-queue.ts";
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
-  return bootService("webhook-dispatcher", config, async ({ nc, js, db, log }) => {
-    const configs = createConfigStore(db, secretKeyOf(config));
-    const deliveries = createDeliveriesStore(db);
-    await deliveries.ensureIndexes();
-    const attemptLog = createAttemptLog({ store: deliveries, log });
-    // Every event reads its key's URLs: served from memory, dropped on every replica when they change.
-    const changes = await openChangeFeed(nc, ChangeFeeds.webhooks, log, config.NATS_STREAM_REPLICAS);
-    const cachedConfig = changes.cache("config", (apiKeyId: string) => configs.get(apiKeyId));
-    const attempt: AttemptContext = {
-      configs,
-      headerPrefix: config.WEBHOOK_HEADER_PREFIX,
-      send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
-    };
-    // Long enough that a live attempt (bounded by the timeout) never loses its lease or its message.
-    const ackWaitMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
-    const scheduler = await startScheduler({
-      consumer: await retryJetStreamSetup(
-        "webhook work queue",
-        () => openWorkQueue(nc, js, ackWaitMs, config.NATS_STREAM_REPLICAS),
-        { log },
-      ),
-      deliver: {
-        lanes: await retryJetStreamSetup("webhook lanes", () => openLanes(nc, config.NATS_STREAM_REPLICAS), {
-          log,
-        }),
+  return bootService(
+    "webhook-dispatcher",
+    config,
+    async ({ nc, js, db, log }) => {
+      const configs = createConfigStore(db, secretKeyOf(config));
+      const deliveries = createDeliveriesStore(db);
+      await deliveries.ensureIndexes();
+      const attemptLog = createAttemptLog({ store: deliveries, log });
+      // Every event reads its key's URLs: served from memory, dropped on every replica when they change.
+      const changes = await openChangeFeed(nc, ChangeFeeds.webhooks, log, config.NATS_STREAM_REPLICAS);
+      const cachedConfig = changes.cache("config", (apiKeyId: string) => configs.get(apiKeyId));
+      const attempt: AttemptContext = {
+        configs,
+        headerPrefix: config.WEBHOOK_HEADER_PREFIX,
+        send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+      };
+      // Long enough that a live attempt (bounded by the timeout) never loses its lease or its message.
+      const ackWaitMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
+      const scheduler = await startScheduler({
+        consumer: await retryJetStreamSetup(
+          "webhook work queue",
+          () => openWorkQueue(nc, js, ackWaitMs, config.NATS_STREAM_REPLICAS),
+          { log },
+        ),
+        deliver: {
+          lanes: await retryJetStreamSetup(
+            "webhook lanes",
+            () => openLanes(nc, config.NATS_STREAM_REPLICAS),
+            {
+              log,
+            },
+          ),
+          attemptLog,
+          attempt,
+          schedule: config.WEBHOOK_RETRY_SCHEDULE,
+          leaseMs: ackWaitMs,
+          holder: randomUUID(),
+        },
+        log,
+        concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
+        perEndpoint: Math.max(1, config.WEBHOOK_ENDPOINT_CONCURRENCY),
+        ackWaitMs,
+      });
+      const intake = await startIntake({ nc, js, log, configOf: (id) => cachedConfig.get(id) });
+      const handlers = serveHandlers({
+        nc,
+        log,
+        configs,
+        deliveries,
         attemptLog,
         attempt,
-        schedule: config.WEBHOOK_RETRY_SCHEDULE,
-        leaseMs: ackWaitMs,
-        holder: randomUUID(),
-      },
-      log,
-      concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
-      perEndpoint: Math.max(1, config.WEBHOOK_ENDPOINT_CONCURRENCY),
-      ackWaitMs,
-    });
-    const intake = await startIntake({ nc, js, log, configOf: (id) => cachedConfig.get(id) });
-    const handlers = serveHandlers({
-      nc,
-      log,
-      configs,
-      deliveries,
-      attemptLog,
-      attempt,
-      configChanged: (apiKeyId) => changes.changed("config", apiKeyId),
-    });
-    // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
-    // then the delivery log is flushed.
-    return [changes, attemptLog, scheduler, ...handlers, ...intake];
-  });
+        configChanged: (apiKeyId) => changes.changed("config", apiKeyId),
+      });
+      // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
+      // then the delivery log is flushed.
+      return [changes, attemptLog, scheduler, ...handlers, ...intake];
+    },
+    { coalesceNatsWrites: true },
+  );
 }
