@@ -18,6 +18,7 @@
  *
  *   npm run bench:deposit-webhook
  *   BENCH_DEPOSIT_RATE=50 BENCH_DURATION_S=5 npm run bench:deposit-webhook
+ *   BENCH_LOG_LEVEL=info npm run bench:deposit-webhook   (the services' logs, kept in the printed folder when a run fails)
  *   BENCH_PROFILE=orders,chain-watcher npm run bench:deposit-webhook   (those run under node --cpu-prof;
  *                                                           their .cpuprofile files land in the printed folder)
  *
@@ -161,7 +162,7 @@ async function main() {
     natsBin: ensureNatsServer(TOOLS_DIR),
     dataDir,
     adminToken: ADMIN_TOKEN,
-    logLevel: "warn",
+    logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
     serviceEnv,
     nodeArgs,
   });

@@ -160,9 +160,14 @@ export async function startPostgres(
     await stop();
     throw err;
   }
-  const url = `postgres://${DB_USER}:${password}@127.0.0.1:${p}/postgres`;
+  // pool_max_conns sizes FerretDB's pool (pgx reads it from the URL). Its default, the core count (4 at
+  // least), deadlocked FerretDB 1.24 under a burst of writes: every pooled connection taken by an
+  // update waiting to acquire another, each request then waiting for ever. Within max_connections (100).
+  const url = `postgres://${DB_USER}:${password}@127.0.0.1:${p}/postgres?pool_max_conns=${FERRET_POOL_CONNS}`;
   return { url, port: p, child, stop };
 }
+
+const FERRET_POOL_CONNS = 64;
 
 /** Accepting connections, not only listening: while it recovers or starts up PostgreSQL refuses them. */
 async function waitForPostgres(binDir: string, port: number, child: ChildProcess, logFile: string) {
