@@ -3,6 +3,8 @@ import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { LeaseBucketContract } from "@ramp/contracts";
+import type { Db } from "mongodb";
+import { type Claims, createClaims } from "./claims.ts";
 import { retryJetStreamSetup } from "./jetstream-setup.ts";
 import type { Logger } from "./logger.ts";
 
@@ -25,7 +27,8 @@ export interface HoldLocks {
 /** Seen by the server as a key: KV keys allow few characters, and an idempotency key may hold any. */
 const keyOf = (lock: string) => createHash("sha256").update(lock).digest("hex").slice(0, 40);
 
-const isWrongRevision = (err: unknown) =>
+/** A KV create or update refused because the entry is not at the revision it named: another writer won. */
+export const isWrongRevision = (err: unknown): boolean =>
   err instanceof JetStreamApiError &&
   (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
     err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
@@ -87,4 +90,15 @@ export async function openKvHoldLocks(
       return entry?.operation === "PUT";
     },
   };
+}
+
+/** A service's claims, its document holds in its own hold bucket: what every service that needs holds runs. */
+export async function createServiceClaims(
+  nc: NatsConnection,
+  db: Db,
+  contract: LeaseBucketContract,
+  opts: { replicas: number; log: Logger },
+): Promise<Claims> {
+  // Holds in NATS KV, not in the database: three fewer database operations per guarded write.
+  return createClaims(db, { holds: await openKvHoldLocks(nc, contract, opts) });
 }

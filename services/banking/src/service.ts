@@ -1,5 +1,5 @@
 import { Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createClaims, openKvHoldLocks, serveRpc } from "@ramp/runtime";
+import { bootService, callRpc, consume, createServiceClaims, serveRpc } from "@ramp/runtime";
 import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
 import { createAdapters } from "./adapters.ts";
@@ -17,12 +17,10 @@ export async function startBanking(config: BankingConfig) {
     const { rail, identity } = createAdapters(config);
     const store = createAccountsStore(db);
     await store.init();
-    // Document holds in NATS KV, not in the database: three fewer database operations per guarded write.
-    const holds = await openKvHoldLocks(nc, HoldBuckets.banking, {
+    const claims = await createServiceClaims(nc, db, HoldBuckets.banking, {
       replicas: config.NATS_STREAM_REPLICAS,
       log,
     });
-    const claims = createClaims(db, { holds });
     const virtualAccounts = createVirtualAccounts({ db, rail, js, claims, log });
     await virtualAccounts.init();
     const payouts = createPayouts({ db, rail, js, claims, log });

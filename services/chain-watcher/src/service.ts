@@ -2,8 +2,7 @@ import { type Chain, Consumers, HoldBuckets, LeaseBuckets, Rpc } from "@ramp/con
 import {
   bootService,
   consume,
-  createClaims,
-  openKvHoldLocks,
+  createServiceClaims,
   runWithLease,
   type Stoppable,
   serveRpc,
@@ -37,12 +36,10 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
   return bootService("chain-watcher", config, async ({ nc, js, db, log }) => {
     const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
     const allocations = createAllocationStore(db);
-    // Document holds in NATS KV, not in the database: three fewer database operations per guarded write.
-    const holds = await openKvHoldLocks(nc, HoldBuckets.chainWatcher, {
+    const claims = await createServiceClaims(nc, db, HoldBuckets.chainWatcher, {
       replicas: config.NATS_STREAM_REPLICAS,
       log,
     });
-    const claims = createClaims(db, { holds });
     const swaps =
       (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
         ? createSandboxSwapProvider(prices)

@@ -1,13 +1,5 @@
 import { badRequest, Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import {
-  bootService,
-  callRpc,
-  consume,
-  createClaims,
-  createRateCache,
-  openKvHoldLocks,
-  serveRpc,
-} from "@ramp/runtime";
+import { bootService, callRpc, consume, createRateCache, createServiceClaims, serveRpc } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
@@ -27,12 +19,10 @@ const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
   return bootService("orders", config, async ({ nc, js, db, log }) => {
-    // Document holds in NATS KV, not in the database: three fewer database operations per guarded write.
-    const holds = await openKvHoldLocks(nc, HoldBuckets.orders, {
+    const claims = await createServiceClaims(nc, db, HoldBuckets.orders, {
       replicas: config.NATS_STREAM_REPLICAS,
       log,
     });
-    const claims = createClaims(db, { holds });
     const store = createOrdersStore({ db, js, claims, log });
     await store.init();
     const payments = createPayments({ db, nc, js, claims, log, config });

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { WebhookWork } from "@ramp/contracts";
+import { isWrongRevision } from "@ramp/runtime";
 
 /**
  * A lane is one (order or payment, URL) pair. Its state, one NATS KV entry, is what keeps a receiver's
@@ -101,12 +101,4 @@ export async function openLanes(nc: NatsConnection, replicas = 1): Promise<Lanes
       throw new Error(`lane ${hold.laneId} could not be settled`);
     },
   };
-}
-
-function isWrongRevision(err: unknown): boolean {
-  return (
-    err instanceof JetStreamApiError &&
-    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
-      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
 }
