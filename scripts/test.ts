@@ -18,10 +18,11 @@ function step(name: string, cmd: string, args: string[], after?: () => void) {
   const started = Date.now();
   process.stderr.write(`\n[test] ${name}\n`);
   const r = spawnSync(cmd, args, { stdio: "inherit", env: ENV });
-  after?.();
   process.stderr.write(
     `[test] ${name}: ${r.status === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
+  // The summary comes last, after the step's own line: CI counts tests from the closing line.
+  after?.();
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
@@ -62,8 +63,10 @@ function summarize(file: string) {
   const failed = count("failures") + count("errors");
   const skipped = count("skipped");
   const total = count("tests");
-  // On stdout, beside vitest's own report, so a reader of either stream finds it.
+  // On stdout, beside vitest's own report, so a reader of either stream finds it. The detail first,
+  // then the plain closing line CI readers count from ("tests: N passed, N failed, N skipped", alone).
   process.stdout.write(
-    `[test] summary: ${suites.length} test files, ${total} tests, ${total - failed - skipped} passed, ${count("failures")} failed, ${count("errors")} errors, ${skipped} skipped (${file})\n`,
+    `[test] summary: ${suites.length} test files, ${total} tests, ${count("failures")} failures, ${count("errors")} errors (${file})\n`,
   );
+  process.stdout.write(`tests: ${total - failed - skipped} passed, ${failed} failed, ${skipped} skipped\n`);
 }
