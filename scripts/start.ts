@@ -2,7 +2,14 @@
 // and market rates. Fails fast: a service that dies while starting, or keeps dying afterwards, brings
 // everything down with a non-zero exit. Ctrl-C or SIGTERM drains every service, then the infrastructure.
 import { join } from "node:path";
-import { DATA_DIR, type Infra, REPO_ROOT, removeStaleRuns, startInfra } from "@ramp/devinfra";
+import {
+  DATA_DIR,
+  type Infra,
+  peerKeysFromSeeds,
+  REPO_ROOT,
+  removeStaleRuns,
+  startInfra,
+} from "@ramp/devinfra";
 import { banner } from "./launcher/banner.ts";
 import { launcherOptions } from "./launcher/options.ts";
 import { gatewayUrls, planProcesses } from "./launcher/plan.ts";
@@ -44,7 +51,7 @@ try {
   const infra = await infraStarting;
   say(`infra (${infra.source}): ${infra.natsUrl} ${infra.mongoUrl}`);
   if (shuttingDown) await shuttingDown;
-  const specs = planProcesses(opts, infra);
+  const specs = planProcesses(opts, { ...infra, natsPeerKeys: peerKeysFromSeeds(infra.natsSeeds) });
   supervisor = startSupervisor(specs, REPO_ROOT);
   void supervisor.fatal.then((reason) => shutdown(1, reason));
 
