@@ -141,11 +141,15 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
   ].join("\n");
 }
 
-/** Credentials as `.env` lines for docker compose: each public key for nats-server, each seed for its service. */
+/**
+ * Credentials as `.env` lines for docker compose: each public key for nats-server, each seed for its
+ * service, and NATS_PEER_KEYS (every public key) with which each service checks who signed a message.
+ */
 export function natsEnvLines(creds: NatsCredentials): string {
-  return SERVICE_NAMES.map(
+  const peers = formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].publicKey])));
+  return `${SERVICE_NAMES.map(
     (svc) => `${natsNkeyEnv(svc)}=${creds[svc].publicKey}\n${natsSeedEnv(svc)}=${creds[svc].seed}\n`,
-  ).join("");
+  ).join("")}NATS_PEER_KEYS=${peers}\n`;
 }
 
 /** An environment without any service's seed, so a child process inherits none but the one it is given. */
