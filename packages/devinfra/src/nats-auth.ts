@@ -23,6 +23,10 @@ export function createNatsCredentials(): NatsCredentials {
   return Object.fromEntries(entries) as Record<ServiceName, ServiceNkey>;
 }
 
+/** NATS_PEER_KEYS: every service's public key, with which each checks who signed what it consumes. */
+export const peerKeysOf = (creds: NatsCredentials): string =>
+  formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].publicKey])));
+
 /** NATS_PEER_KEYS (every service's public key) for the services whose seeds are known. */
 export function peerKeysFromSeeds(seeds: Partial<Record<ServiceName, string>>): string {
   const keys = Object.entries(seeds).flatMap(([svc, seed]) =>
@@ -146,7 +150,7 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
  * service, and NATS_PEER_KEYS (every public key) with which each service checks who signed a message.
  */
 export function natsEnvLines(creds: NatsCredentials): string {
-  const peers = formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].publicKey])));
+  const peers = peerKeysOf(creds);
   return `${SERVICE_NAMES.map(
     (svc) => `${natsNkeyEnv(svc)}=${creds[svc].publicKey}\n${natsSeedEnv(svc)}=${creds[svc].seed}\n`,
   ).join("")}NATS_PEER_KEYS=${peers}\n`;
