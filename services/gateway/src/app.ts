@@ -31,7 +31,7 @@ import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
+import { answerSecrets, webhookRoutes } from "./routes/webhooks.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps) {
       admin: [adminAuth(deps.config.ADMIN_TOKEN)],
       none: [],
     },
-    idempotency: idempotency(deps.idempotency),
+    idempotency: idempotency(deps.idempotency, answerSecrets(deps.nc)),
     sandbox: deps.config.RAMP_SANDBOX,
   });
 

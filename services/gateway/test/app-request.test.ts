@@ -97,7 +97,11 @@ beforeAll(async () => {
   ] as const) {
     const watcher = await connect(service);
     for (const { subject } of contracts)
-      watcher.subscribe(subject, { callback: () => reached.push(subject) });
+      watcher.subscribe(subject, {
+        callback: () => {
+          reached.push(subject);
+        },
+      });
   }
   stoppers.push(
     serveRpc(pricing, Rpc.profileSet, "pricing", log, async () => ({ ok: true as const })),
@@ -108,6 +112,11 @@ beforeAll(async () => {
     serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
       rampWebhookURL: null,
       paymentWebhookURL: null,
+      webhookSecret: WEBHOOK_SECRET,
+    })),
+    serveRpc(dispatcher, Rpc.webhookConfigUpdate, "webhook-dispatcher", log, async (req) => ({
+      rampWebhookURL: req.body.rampWebhookURL || null,
+      paymentWebhookURL: req.body.paymentWebhookURL || null,
       webhookSecret: WEBHOOK_SECRET,
     })),
     serveRpc(banking, Rpc.banksList, "banking", log, async (req) => {
@@ -293,7 +302,7 @@ describe("hostile strings are refused at the edge, before any service is called"
     app.request(path, { method: "POST", headers, body: JSON.stringify(body) });
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, ...json };
   /** Each request, and the field its 400 names. */
-  const hostile = (text: string): [string, () => Promise<Response>][] => [
+  const hostile = (text: string): [string, () => Response | Promise<Response>][] => [
     ["description", () => post(Routes.offrampCreate.path, { ...offrampBody, description: text })],
     ["userExternalId", () => post(Routes.onrampCreate.path, { ...onrampBody, userExternalId: text })],
     [
@@ -412,6 +421,35 @@ describe("a route's success answer comes from its table entry", () => {
     expect(again.headers.get(IDEMPOTENT_REPLAYED_HEADER)).toBe("true");
     expect(await again.json()).toEqual(order);
     expect(received.get(Rpc.offrampCreate.subject)).toHaveLength(before + 1);
+  });
+
+  it("replays PATCH /pub/v2/webhook with its webhookSecret, though no secret is kept in the gateway's database", async () => {
+    const send = () =>
+      app.request(Routes.webhookUpdate.path, {
+        method: "PATCH",
+        headers: keyed({ ...json, [IDEMPOTENCY_KEY_HEADER]: "in-process-webhook-1" }),
+        body: JSON.stringify({ rampWebhookURL: "https://example.com/hook" }),
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const text = await first.text();
+    expect(JSON.parse(text)).toEqual({
+      rampWebhookURL: "https://example.com/hook",
+      paymentWebhookURL: null,
+      webhookSecret: WEBHOOK_SECRET,
+    });
+
+    // Everything the gateway's database holds, records and answers alike.
+    for (const { name } of await db.listCollections().toArray()) {
+      const docs = JSON.stringify(await db.collection(name).find().toArray());
+      expect(docs, name).not.toContain(WEBHOOK_SECRET);
+      expect(docs, name).not.toContain("ab".repeat(32));
+    }
+
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.headers.get(IDEMPOTENT_REPLAYED_HEADER)).toBe("true");
+    expect(await again.text()).toBe(text);
   });
 
   it("streams the CSV export with the entry's content type, the filter reaching orders", async () => {
