@@ -15,8 +15,8 @@ const messages = (schema: z.ZodType, value: unknown) => {
 };
 const field = (schema: z.ZodType) => z.strictObject({ f: schema });
 
-/** Every C0 control, DEL, and C1 controls (NEL among them). */
-const CONTROLS = [..."\u0000\u0001\t\n\r\u001b\u001f\u007f\u0080\u0085\u009f"];
+/** C0 controls, DEL and C1 controls (NEL among them), and unpaired halves of a surrogate pair. */
+const CONTROLS = [..."\u0000\u0001\t\n\r\u001b\u001f\u007f\u0080\u0085\u009f", "\ud800", "\udfff"];
 
 describe("boundedString", () => {
   it("takes up to its cap, and names the cap past it", () => {
@@ -27,11 +27,11 @@ describe("boundedString", () => {
     expect(messages(field(boundedString(5, { min: 1 })), { f: "" })).toEqual(["f should not be empty"]);
   });
 
-  it("refuses every control character, anywhere in the string", () => {
+  it("refuses every control character and unpaired surrogate, anywhere in the string", () => {
     const s = field(boundedString(50));
     for (const c of CONTROLS) {
       expect(messages(s, { f: `a${c}b` }), JSON.stringify(c)).toEqual([
-        "f must not contain control characters",
+        "f must not contain control characters or unpaired surrogates",
       ]);
     }
     // Letters of any script, emoji and the replacement character are text.
@@ -47,7 +47,9 @@ describe("boundedString", () => {
       }, "is wrong"),
     );
     expect(messages(s, { f: "x".repeat(60_000) })).toEqual(["f must be at most 10 characters"]);
-    expect(messages(s, { f: "\u0000" })).toEqual(["f must not contain control characters"]);
+    expect(messages(s, { f: "\u0000" })).toEqual([
+      "f must not contain control characters or unpaired surrogates",
+    ]);
     expect(looked).toBe(0);
     expect(messages(s, { f: "fine" })).toEqual(["f is wrong"]);
   });
@@ -92,7 +94,7 @@ describe("address fields are capped before they are decoded", () => {
       "description must be at most 200 characters",
     ]);
     expect(messages(OfframpRequest, body({ ...offramp, description: "a\u0000b" }))).toEqual([
-      "description must not contain control characters",
+      "description must not contain control characters or unpaired surrogates",
     ]);
   });
 });

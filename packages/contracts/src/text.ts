@@ -21,13 +21,14 @@ export const TEXT_MAX = {
 } as const;
 
 /**
- * No C0 or C1 control character and no DEL: a NUL is refused by the database, and none of them
- * belongs in a name, a reference or an id. Written with escapes so the OpenAPI document's `pattern`
- * carries the same rule to clients.
+ * No C0 or C1 control character, no DEL, and no unpaired surrogate (valid JSON, not text: stored, it
+ * would come back as U+FFFD). A NUL is refused by the database, and none of them belongs in a name,
+ * a reference or an id. Unicode mode, as JSON Schema reads a `pattern`: a surrogate pair is one
+ * character there and passes. Written with escapes so the OpenAPI document carries the same rule.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: naming control characters is this pattern's purpose
-const CONTROL_FREE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
-export const CONTROL_CHARACTERS_MESSAGE = "must not contain control characters";
+const PLAIN_TEXT = /^[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]*$/u;
+export const CONTROL_CHARACTERS_MESSAGE = "must not contain control characters or unpaired surrogates";
 
 /**
  * The one way the contract declares a string the API takes: at most `max` characters (checked
@@ -38,5 +39,5 @@ export function boundedString(max: number, opts: { min?: number } = {}) {
   const base = opts.min ? z.string().min(opts.min, { abort: true }) : z.string();
   return base
     .max(max, { abort: true })
-    .regex(CONTROL_FREE, { message: CONTROL_CHARACTERS_MESSAGE, abort: true });
+    .regex(PLAIN_TEXT, { message: CONTROL_CHARACTERS_MESSAGE, abort: true });
 }

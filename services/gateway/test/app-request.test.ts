@@ -333,7 +333,7 @@ describe("hostile strings are refused at the edge, before any service is called"
         const res = await send();
         const body = await expectError(res, 400);
         expect(body.message, `${field} ${JSON.stringify(c)}`).toEqual([
-          `${field} must not contain control characters`,
+          `${field} must not contain control characters or unpaired surrogates`,
         ]);
       }
     }
