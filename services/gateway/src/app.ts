@@ -43,9 +43,17 @@ export interface AppDeps {
   ready: () => Promise<boolean>;
 }
 
+/**
+ * A client's `x-request-id`, when it is one: 1 to 128 visible ASCII characters. Anything else is
+ * ignored (a fresh id is made), since the id is echoed, sent on every NATS hop and written in every
+ * log line of the request.
+ */
+export const clientRequestId = (header: string | undefined) =>
+  header && /^[\x21-\x7e]{1,128}$/.test(header) ? header : undefined;
+
 function requestContext(log: Logger) {
   return createMiddleware<GatewayEnv>(async function requestContext(c, next) {
-    const requestId = c.req.header("x-request-id") || undefined;
+    const requestId = clientRequestId(c.req.header("x-request-id"));
     const method = c.req.method;
     const span = {
       kind: SpanKind.SERVER,

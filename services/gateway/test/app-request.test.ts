@@ -373,6 +373,19 @@ describe("hostile strings are refused at the edge, before any service is called"
     expect(reached.slice(before)).toEqual([]);
   });
 
+  it("x-request-id is taken as the request's id only when it is 1 to 128 visible ASCII characters", async () => {
+    const id = async (value: string) =>
+      (
+        await app.request("/pub/v2/rate?currency=EUR", { headers: keyed({ "x-request-id": value }) })
+      ).headers.get("x-request-id");
+    expect(await id("client-req_42")).toBe("client-req_42");
+    for (const value of ["r".repeat(10_000), "a b", "clé"]) {
+      const answered = await id(value);
+      expect(answered, value).not.toBe(value);
+      expect(answered, value).toMatch(/^[\x21-\x7e]{1,128}$/);
+    }
+  });
+
   it("deeply nested JSON is refused with a 400 (or 413 past the body limit), cheaply and in the documented shape", async () => {
     for (const depth of [1_000, 30_000, 100_000]) {
       const res = await app.request(Routes.offrampCreate.path, {
