@@ -27,6 +27,7 @@ export * from "./messages/streams.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
 export { type RouteId, Routes } from "./routes.ts";
 export { samplePayment, sampleTransaction } from "./samples.ts";
+export * from "./text.ts";
 export * from "./validation.ts";
 export * from "./webhook-signing.ts";
 export * from "./webhook-urls.ts";

@@ -31,6 +31,7 @@ import { OfframpRequest, OnrampRequest, TransactionDto, TransactionParams } from
 import {
   DeliveriesQuery,
   DeliveryAttemptDto,
+  DeliveryId,
   UpdateWebhookRequest,
   WebhookConfigDto,
   WebhookTestQuery,
@@ -205,7 +206,7 @@ export const Routes = {
     summary: "Send a delivery again now, freshly signed (its id from the delivery log)",
     tag: "Public",
     auth: "apiKey",
-    params: z.object({ id: z.string() }),
+    params: z.strictObject({ id: DeliveryId }),
     ok: { status: 200, schema: WebhookTestResultDto },
     errors: [400, 404],
   },

@@ -31,7 +31,7 @@ import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
+import { answerSecrets, webhookRoutes } from "./routes/webhooks.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -43,9 +43,17 @@ export interface AppDeps {
   ready: () => Promise<boolean>;
 }
 
+/**
+ * A client's `x-request-id`, when it is one: 1 to 128 visible ASCII characters. Anything else is
+ * ignored (a fresh id is made), since the id is echoed, sent on every NATS hop and written in every
+ * log line of the request.
+ */
+export const clientRequestId = (header: string | undefined) =>
+  header && /^[\x21-\x7e]{1,128}$/.test(header) ? header : undefined;
+
 function requestContext(log: Logger) {
   return createMiddleware<GatewayEnv>(async function requestContext(c, next) {
-    const requestId = c.req.header("x-request-id") || undefined;
+    const requestId = clientRequestId(c.req.header("x-request-id"));
     const method = c.req.method;
     const span = {
       kind: SpanKind.SERVER,
@@ -93,7 +101,7 @@ export function createApp(deps: AppDeps) {
       admin: [adminAuth(deps.config.ADMIN_TOKEN)],
       none: [],
     },
-    idempotency: idempotency(deps.idempotency),
+    idempotency: idempotency(deps.idempotency, answerSecrets(deps.nc)),
     sandbox: deps.config.RAMP_SANDBOX,
   });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WebhookType } from "../enums.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 import { webhookUrl } from "../webhook-urls.ts";
 
 /** "" clears the field; whether a URL may point somewhere private is the dispatcher's call. */
@@ -60,7 +61,10 @@ export const DeliveryAttemptDto = z
   .meta({ id: "WebhookDeliveryAttemptDto" });
 export type DeliveryAttemptDto = z.infer<typeof DeliveryAttemptDto>;
 
+/** A delivery's id, from the delivery log. */
+export const DeliveryId = boundedString(TEXT_MAX.identifier, { min: 1 });
+
 export const DeliveriesQuery = z.strictObject({
-  id: z.string().optional(),
+  id: DeliveryId.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

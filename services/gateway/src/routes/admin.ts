@@ -4,13 +4,14 @@ import { callRpc } from "@ramp/runtime";
 import type { KeyStore } from "../auth/api-keys.ts";
 import type { GatewayEnv } from "../env.ts";
 import type { Register } from "../register.ts";
+import { webhookSecretOf } from "./webhooks.ts";
 
 /** The operator API (businesses, API keys, market rates); registered behind the admin bearer token. */
 export function adminRoutes(register: Register, nc: NatsConnection, keys: KeyStore) {
+  const secretOf = webhookSecretOf(nc);
   const issueKeyWithSecret = async (businessId: string, trace: GatewayEnv["Variables"]["trace"]) => {
     const { apiKey, apiKeyId } = await keys.issueKey(businessId);
-    const { webhookSecret } = await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId }, trace);
-    return { apiKey, webhookSecret };
+    return { apiKey, webhookSecret: await secretOf(apiKeyId, trace) };
   };
 
   register(Routes.adminBusinessCreate, async (c, { body: { name, feeBps } }) => {
