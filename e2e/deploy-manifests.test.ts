@@ -74,7 +74,9 @@ describe("docker-compose.yml", () => {
       expect(compose.services[name]?.environment?.RAMP_SANDBOX, name).toBe("false");
       expect(sandbox.services[name]?.environment?.RAMP_SANDBOX, name).toBe("true");
     }
-    expect(sandbox.services.nats?.volumes).toEqual(["./deploy/nats/nats.sandbox.conf:/etc/nats/nats.conf:ro"]);
+    expect(sandbox.services.nats?.volumes).toEqual([
+      "./deploy/nats/nats.sandbox.conf:/etc/nats/nats.conf:ro",
+    ]);
   });
 
   it("gives each service its own database URI, and the admin token to the gateway alone", () => {
@@ -191,7 +193,9 @@ describe("deploy/k8s (kustomize base)", () => {
     const common = resources.find((r) => r.kind === "ConfigMap" && r.metadata.name.startsWith("ramp-common"));
     expect(common?.data?.RAMP_SANDBOX).toBe("false");
     const sandbox = build("deploy/k8s/overlays/sandbox");
-    const inSandbox = sandbox.find((r) => r.kind === "ConfigMap" && r.metadata.name.startsWith("ramp-common"));
+    const inSandbox = sandbox.find(
+      (r) => r.kind === "ConfigMap" && r.metadata.name.startsWith("ramp-common"),
+    );
     expect(inSandbox?.data?.RAMP_SANDBOX).toBe("true");
     expect(sandbox.filter((r) => r.kind === "Deployment")).toHaveLength(SERVICES.length);
   });

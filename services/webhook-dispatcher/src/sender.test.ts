@@ -11,7 +11,14 @@ describe("what the delivery log keeps of a receiver's answer", () => {
   });
 
   it("keeps nothing from a receiver on a private network, however it was reached", () => {
-    for (const address of ["127.0.0.1", "10.0.0.7", "192.168.1.1", "::1", "::ffff:10.0.0.7", "169.254.169.254"]) {
+    for (const address of [
+      "127.0.0.1",
+      "10.0.0.7",
+      "192.168.1.1",
+      "::1",
+      "::ffff:10.0.0.7",
+      "169.254.169.254",
+    ]) {
       expect(keptResponse(address, page), address).toBeNull();
     }
     expect(keptResponse(undefined, page)).toBeNull();
