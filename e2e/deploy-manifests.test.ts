@@ -10,10 +10,11 @@ import { ensureKustomize, REPO_ROOT, TOOLS_DIR } from "@ramp/devinfra";
 import { GatewayConfig } from "@ramp/gateway";
 import { OrdersConfig } from "@ramp/orders";
 import { PricingConfig } from "@ramp/pricing";
+import { configNames } from "@ramp/runtime";
 import { WebhookDispatcherConfig } from "@ramp/webhook-dispatcher";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { z } from "zod";
+import type { z } from "zod";
 
 const SCHEMAS: Record<string, z.ZodType> = {
   gateway: GatewayConfig,
@@ -25,12 +26,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
 };
 const SERVICES = Object.keys(SCHEMAS);
 
-/** The variable names a config schema reads, through the `.transform` pipes some schemas end in. */
-function acceptedNames(schema: z.ZodType): string[] {
-  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
-  if (schema instanceof z.ZodPipe) return acceptedNames(schema.in as z.ZodType);
-  throw new Error(`no object schema inside ${schema.constructor.name}`);
-}
+const acceptedNames = configNames;
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
