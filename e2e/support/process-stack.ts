@@ -6,6 +6,7 @@ import {
   createNatsCredentials,
   freePort,
   type NatsCluster,
+  peerKeysFromSeeds,
   type RunningProcess,
   startNats,
   startNatsCluster,
@@ -89,6 +90,10 @@ export async function startProcessStack(opts: ProcessStackOptions) {
       NATS_URL: natsUrl(),
       ...(cluster ? { NATS_STREAM_REPLICAS: "3" } : {}),
       NATS_NKEY_SEED: credentials[name].seed,
+      // Every service's public key: a consumer takes a stream message only when its publisher signed it.
+      NATS_PEER_KEYS: peerKeysFromSeeds(
+        Object.fromEntries(SERVICE_NAMES.map((s) => [s, credentials[s].seed])),
+      ),
       MONGODB_URI: opts.mongoUrl,
       MONGODB_DATABASE: dbName(name),
       LOG_LEVEL: opts.logLevel ?? "warn",
