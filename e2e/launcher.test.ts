@@ -29,7 +29,7 @@ async function expectNothingLeft(r: LauncherRun, servicesStarted = true) {
 }
 
 describe("npm start", () => {
-  it("fails fast with the gateway's own error when ADMIN_TOKEN is too short, leaving nothing running", async () => {
+  it("fails fast naming the gateway's ADMIN_TOKEN error when it is too short, starting no service", async () => {
     const started = Date.now();
     run = await runLauncher({ ADMIN_TOKEN: "short" });
     const code = await run.exited;
