@@ -14,12 +14,13 @@ afterEach(() => {
   run = undefined;
 });
 
-async function expectNothingLeft(r: LauncherRun) {
+/** `servicesStarted`: whether every service was meant to have started (false: the launcher refused first). */
+async function expectNothingLeft(r: LauncherRun, servicesStarted = true) {
   const commands = [...r.seen.values()];
   expect(commands.some((c) => c.includes("nats-server"))).toBe(true);
   expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
   for (const service of SERVICES) {
-    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(true);
+    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(servicesStarted);
   }
   const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
   // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.
@@ -28,7 +29,7 @@ async function expectNothingLeft(r: LauncherRun) {
 }
 
 describe("npm start", () => {
-  it("fails fast with the gateway's own error when ADMIN_TOKEN is too short, leaving nothing running", async () => {
+  it("fails fast naming the gateway's ADMIN_TOKEN error when it is too short, starting no service", async () => {
     const started = Date.now();
     run = await runLauncher({ ADMIN_TOKEN: "short" });
     const code = await run.exited;
@@ -36,9 +37,26 @@ describe("npm start", () => {
     // takes about 13 s; the bound leaves room for a CI machine running other test files beside it.
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(code).toBe(1);
-    expect(run.stderr()).toMatch(/gateway exited while starting/);
-    expect(run.stderr()).toMatch(/ADMIN_TOKEN must be at least 16 characters/);
-    await expectNothingLeft(run);
+    expect(run.stderr()).toMatch(/no service was started/);
+    expect(run.stderr()).toMatch(/gateway ADMIN_TOKEN: ADMIN_TOKEN must be at least 16 characters/);
+    await expectNothingLeft(run, false);
+  });
+
+  it("refuses production mode with one error naming every sandbox part of every service, starting none", async () => {
+    run = await runLauncher({ RAMP_SANDBOX: "false", ADMIN_TOKEN: "change-me-please-0123456789" });
+    expect(await run.exited).toBe(1);
+    const parts = [
+      "gateway ADMIN_TOKEN: is a published development value",
+      "banking BANK_RAIL",
+      "banking KYC_PEPPER",
+      "chain-watcher HD_MNEMONIC",
+      "chain-watcher RPC_URL_ETHEREUM",
+      "chain-watcher SOL_USD_PRICE",
+      "webhook-dispatcher WEBHOOK_SECRET_KEY",
+    ];
+    const failed = run.stderr().slice(run.stderr().indexOf("FAILED:"));
+    for (const part of parts) expect(failed).toContain(part);
+    await expectNothingLeft(run, false);
   });
 
   it("restarts a killed service, then drains all six on Ctrl-C and leaves nothing running", async () => {

@@ -14,6 +14,7 @@ import { banner } from "./launcher/banner.ts";
 import { launcherOptions } from "./launcher/options.ts";
 import { gatewayUrls, planProcesses } from "./launcher/plan.ts";
 import { awaitReadyAndSeed } from "./launcher/seed.ts";
+import { prepareServices } from "./launcher/service-config.ts";
 import { type Supervisor, startSupervisor } from "./launcher/supervisor.ts";
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -51,7 +52,8 @@ try {
   const infra = await infraStarting;
   say(`infra (${infra.source}): ${infra.natsUrl} ${infra.mongoUrl}`);
   if (shuttingDown) await shuttingDown;
-  const specs = planProcesses(opts, { ...infra, natsPeerKeys: peerKeysFromSeeds(infra.natsSeeds) });
+  const plan = planProcesses(opts, { ...infra, natsPeerKeys: peerKeysFromSeeds(infra.natsSeeds) });
+  const specs = prepareServices(plan, process.env);
   supervisor = startSupervisor(specs, REPO_ROOT);
   void supervisor.fatal.then((reason) => shutdown(1, reason));
 

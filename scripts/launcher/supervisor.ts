@@ -3,7 +3,6 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { withoutNatsSeeds } from "@ramp/devinfra";
 import type { ProcessSpec } from "./plan.ts";
 
 /** Restarts of one process before the launcher gives up and brings the stack down. */
@@ -64,8 +63,8 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
       ["--import", "tsx", join(repoRoot, "services", slot.spec.service, "src", "main.ts")],
       {
         cwd: repoRoot,
-        // Seeds in the launcher's own environment are not passed on: each child gets only its own.
-        env: { ...withoutNatsSeeds(process.env), ...slot.spec.env },
+        // The whole environment, settled by prepareServices: each child gets only its own settings.
+        env: slot.spec.env,
         stdio: ["ignore", "inherit", "pipe"],
         detached: true,
       },

@@ -17,6 +17,7 @@ export * from "./nats-write-coalescing.ts";
 export * from "./outbox.ts";
 export * from "./periodic.ts";
 export * from "./rate-cache.ts";
+export * from "./reconnect-aware-request.ts";
 export * from "./rpc.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";
