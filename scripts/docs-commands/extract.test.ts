@@ -7,7 +7,7 @@ import { fillIn, signedSample } from "./plan.ts";
 import { plannedCommands } from "./run.ts";
 
 describe("documented commands", () => {
-  it("every command in README.md and docs/ has a decision: run, start or skip with a reason", () => {
+  it("every command in README.md, docs/ and bench/README.md has a decision: run, start or skip with a reason", () => {
     const planned = plannedCommands(REPO_ROOT);
     expect(planned.length).toBeGreaterThan(30);
     const undecided = planned
