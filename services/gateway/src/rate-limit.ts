@@ -30,10 +30,27 @@ export interface RateLimitStore {
   take(key: string): Promise<number>;
 }
 
-/** Per API key across all gateway replicas (docs/architecture.md §5): 429 with Retry-After. */
+/** How often, at most, a replica logs that it let requests through unlimited. */
+const UNAVAILABLE_WARN_EVERY_MS = 10_000;
+
+/**
+ * Per API key across all gateway replicas (docs/architecture.md §5): 429 with Retry-After.
+ * While the shared store cannot be reached (a NATS node failing over, its bucket's leader being
+ * elected) requests go through unlimited, with a warning: the limit guards against a caller's excess,
+ * and refusing every caller during an outage of the limit's own store would be the larger harm.
+ */
 export function rateLimit(store: () => Promise<RateLimitStore>) {
+  let warnedAt = Number.NEGATIVE_INFINITY;
   return createMiddleware<GatewayEnv>(async function rateLimit(c, next) {
-    const waitMs = await (await store()).take(c.get("caller").apiKeyId);
+    let waitMs = 0;
+    try {
+      waitMs = await (await store()).take(c.get("caller").apiKeyId);
+    } catch (err) {
+      if (Date.now() - warnedAt >= UNAVAILABLE_WARN_EVERY_MS) {
+        warnedAt = Date.now();
+        c.get("log").warn({ err }, "rate limit store unavailable: requests pass unlimited meanwhile");
+      }
+    }
     if (waitMs > 0) {
       c.header("Retry-After", String(Math.max(1, Math.ceil(waitMs / 1000))));
       throw new AppError("RATE_LIMITED", "Too Many Requests");
