@@ -24,6 +24,7 @@ import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
 import { rateLimit } from "./rate-limit.ts";
+import { openRateLimitStore } from "./rate-limit-store.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { publicRoutes } from "./routes/public.ts";
@@ -90,14 +91,20 @@ export function createApp(deps: AppDeps) {
   app.use(bodyLimits());
 
   const auth = apiKeyAuth(deps.keys);
-  const limit = rateLimit({
-    perSecond: deps.config.RATE_LIMIT_PER_SECOND,
-    burst: deps.config.RATE_LIMIT_BURST,
-  });
+  const limit = { perSecond: deps.config.RATE_LIMIT_PER_SECOND, burst: deps.config.RATE_LIMIT_BURST };
+  // RATE_LIMIT_PER_SECOND=0 turns the limit off (benchmarks): no guard, no limit bucket.
+  const limits =
+    limit.perSecond > 0
+      ? [
+          rateLimit(
+            openRateLimitStore(deps.nc, limit, { replicas: deps.config.NATS_STREAM_REPLICAS, log: deps.log }),
+          ),
+        ]
+      : [];
   const register = routeRegistrar(app, {
     guards: {
-      apiKey: [auth, limit],
-      sandbox: [auth, limit],
+      apiKey: [auth, ...limits],
+      sandbox: [auth, ...limits],
       admin: [adminAuth(deps.config.ADMIN_TOKEN)],
       none: [],
     },

@@ -45,10 +45,12 @@ export const SUPERSEDED_DELIVERY = "superseded: a newer status of this order was
 
 export const DeliveryAttemptDto = z
   .object({
-    id: z.string(),
-    deliveryId: z.string(),
+    id: z.string().describe("This attempt's own id: one entry of the log"),
+    deliveryId: z
+      .string()
+      .describe("The delivery the attempt belongs to, shared by its retries: what redeliver takes"),
     type: WebhookType,
-    subjectId: z.string(),
+    subjectId: z.string().describe("The order or payment delivered: what `?id=` filters the log by"),
     url: z.string(),
     attempt: z.number().int(),
     delivered: z.boolean(),
@@ -65,6 +67,7 @@ export type DeliveryAttemptDto = z.infer<typeof DeliveryAttemptDto>;
 export const DeliveryId = boundedString(TEXT_MAX.identifier, { min: 1 });
 
 export const DeliveriesQuery = z.strictObject({
+  /** An order's or payment's id: only its deliveries (`subjectId`). */
   id: DeliveryId.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

@@ -34,7 +34,7 @@ export function webhookRoutes(register: Register, nc: NatsConnection) {
     callRpc(
       nc,
       Rpc.webhookRedeliver,
-      { apiKeyId: c.var.caller.apiKeyId, deliveryId: params.id },
+      { apiKeyId: c.var.caller.apiKeyId, deliveryId: params.deliveryId },
       c.var.trace,
       30_000,
     ),
