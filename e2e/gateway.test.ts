@@ -84,7 +84,10 @@ describe("admin CLI", () => {
 describe("HTTP surface", () => {
   it("serves health, readiness, the OpenAPI document and its reference page", async () => {
     expect((await stack.request("GET", "/healthz")).status).toBe(200);
-    expect((await stack.request("GET", "/readyz")).body).toEqual({ status: "ready" });
+    expect((await stack.request("GET", "/readyz")).body).toEqual({
+      status: "ready",
+      services: { pricing: "ready", banking: "ready", orders: "ready", "webhook-dispatcher": "ready" },
+    });
     const doc = await stack.request("GET", "/openapi.json");
     expect(doc.body.openapi).toBe("3.1.0");
     expect(doc.body.info.version).toBe("2.0.0");

@@ -23,7 +23,7 @@ export * from "./messages/permissions.ts";
 export * from "./messages/rpc.ts";
 export * from "./messages/streams.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
-export { type RouteId, Routes } from "./routes.ts";
+export { DependencyState, type RouteId, Routes } from "./routes.ts";
 export { samplePayment, sampleTransaction } from "./samples.ts";
 export * from "./validation.ts";
 export * from "./webhook-signing.ts";

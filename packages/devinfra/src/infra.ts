@@ -149,7 +149,7 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   }
   const dataDir = opts.dataDir ?? DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const launch = { detached: opts.detached ?? false };
+  const launch = { detached: opts.detached ?? false, keep: opts.keep ?? false };
   const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort, {
     credentials,
     ...launch,
