@@ -1,31 +1,21 @@
 // `npm start`'s launcher as an operator meets it: fail fast, restart a crashed service, stop cleanly.
 import { eventually } from "@ramp/devinfra/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { isAlive, type LauncherRun, runLauncher } from "./support/launcher-process.ts";
+import {
+  expectNothingLeft,
+  killLeftovers,
+  type LauncherRun,
+  runLauncher,
+  SERVICES,
+} from "./support/launcher-process.ts";
 
-const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"];
 let run: LauncherRun | undefined;
 
 afterEach(() => {
   // A failed assertion must not leave a stack running: kill whatever the launcher left behind.
-  if (!run) return;
-  run.child.kill("SIGKILL");
-  for (const pid of run.seen.keys()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  if (run) killLeftovers(run);
   run = undefined;
 });
-
-async function expectNothingLeft(r: LauncherRun) {
-  const commands = [...r.seen.values()];
-  expect(commands.some((c) => c.includes("nats-server"))).toBe(true);
-  expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
-  for (const service of SERVICES) {
-    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(true);
-  }
-  const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
-  // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.
-  await eventually(() => (left().length === 0 ? true : undefined), 5_000).catch(() => undefined);
-  expect(left()).toEqual([]);
-}
 
 describe("npm start", () => {
   it("fails fast with the gateway's own error when ADMIN_TOKEN is too short, leaving nothing running", async () => {
