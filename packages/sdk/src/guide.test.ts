@@ -13,6 +13,6 @@ describe("the integrator guide's SDK section", () => {
       Object.keys(fns).map((name) => `${group}.${name}`),
     );
     expect(methods.length).toBeGreaterThan(20);
-    for (const method of methods) expect(table).toMatch(new RegExp(`\\| \`${method}\` \\| \`\\(`));
+    for (const method of methods) expect(table).toMatch(new RegExp(`\\|\\s*\`${method}\`\\s*\\|\\s*\`\\(`));
   });
 });
