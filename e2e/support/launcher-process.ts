@@ -1,8 +1,8 @@
 // Runs `npm start`'s launcher as a real process for e2e/launcher.test.ts and watches its process tree.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, REPO_ROOT } from "@ramp/devinfra";
+import { findPostgres, freePort, keptPostgresBase, REPO_ROOT } from "@ramp/devinfra";
 import { eventually } from "@ramp/devinfra/testing";
 import { expect, inject } from "vitest";
 
@@ -54,6 +54,8 @@ export interface LauncherRun {
   stderr(): string;
   /** Every descendant seen so far (pid → command line), including ones that have ended since. */
   seen: Map<number, string>;
+  /** Its RAMP_DATA_DIR. */
+  dataDir: string;
   /** Resolves with the exit code (or signal name) when the launcher ends. */
   exited: Promise<number | string>;
   /** The live descendant whose command line contains `needle`. */
@@ -125,6 +127,7 @@ export async function runLauncher(
     stdout: () => out,
     stderr: () => err,
     seen,
+    dataDir,
     exited,
     livePid(needle) {
       for (const [pid, cmd] of descendants(child.pid!)) if (cmd.includes(needle)) return pid;
@@ -135,10 +138,16 @@ export async function runLauncher(
 
 export const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"];
 
-/** SIGKILL to the launcher and every descendant it had: for a test that failed half-way. */
+/**
+ * SIGKILL to the launcher and every descendant it had (for a test that failed half-way), then the
+ * PostgreSQL cluster it kept outside the test's folder, if any (as root: see keptPostgresBase).
+ */
 export function killLeftovers(r: LauncherRun): void {
   r.child.kill("SIGKILL");
   for (const pid of r.seen.keys()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  if (!findPostgres()) return;
+  const cluster = keptPostgresBase(r.dataDir);
+  if (!cluster.startsWith(r.dataDir)) rmSync(cluster, { recursive: true, force: true });
 }
 
 /**

@@ -99,8 +99,8 @@ function canEnter(owner: { uid: number; gid: number }, dir: string): boolean {
 
 /**
  * Where the cluster lives. A kept one under `dataDir` (`postgres`), or, as root when the `postgres` user
- * cannot enter `dataDir` (a home only root can enter), in a folder of the system temp folder named for
- * `dataDir`, so the next start finds it. A throwaway one beside the other servers' (`postgres-<port>`),
+ * cannot enter `dataDir` (a home only root can enter), in a folder of /var/tmp named for `dataDir`, so
+ * the next start finds it (`removeKeptData` removes it with the rest). A throwaway one beside the other servers' (`postgres-<port>`),
  * or as root in a fresh folder of the system temp folder, removed on stop.
  */
 export function postgresBase(
@@ -113,8 +113,10 @@ export function postgresBase(
   if (!opts.keep) return { base: mkdtempSync(join(tmpdir(), `ramp-postgres-${port}-`)), removeOnStop: true };
   const inData = join(dataDir, "postgres");
   if (canEnter(owner, dataDir)) return { base: inData, removeOnStop: false };
+  // /var/tmp rather than /tmp: kept across a reboot.
+  const parent = existsSync("/var/tmp") ? "/var/tmp" : tmpdir();
   const tag = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
-  return { base: join(tmpdir(), `ramp-postgres-kept-${tag}`), removeOnStop: false };
+  return { base: join(parent, `ramp-postgres-kept-${tag}`), removeOnStop: false };
 }
 
 /** The folder of the cluster a `keep` start under `dataDir` uses (whether or not it exists yet). */
@@ -140,6 +142,9 @@ export async function startPostgres(
   const asRoot = process.getuid?.() === 0;
   const owner = asRoot ? systemUserIds() : undefined;
   const { base, removeOnStop } = postgresBase(dataDir, p, opts, owner);
+  if (opts.keep && !base.startsWith(dataDir)) {
+    log(`the ${SYSTEM_USER} user cannot enter ${dataDir}: its cluster is kept in ${base}`);
+  }
   const pgdata = join(base, "data");
   const pwfile = join(base, "password");
   // setpriv replaces itself with the command, so the pid we hold (and signal) is the server's own.
