@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Rpc, type ServiceName } from "@ramp/contracts";
-import { startInfra } from "@ramp/devinfra";
+import { peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
 import { callRpc } from "@ramp/runtime";
@@ -34,6 +34,7 @@ const infra = await startInfra({ dataDir });
 const env = (name: ServiceName) => ({
   NATS_URL: infra.natsUrl,
   NATS_NKEY_SEED: infra.natsSeeds[name],
+  NATS_PEER_KEYS: peerKeysFromSeeds(infra.natsSeeds),
   MONGODB_URI: infra.mongoUrl,
   MONGODB_DATABASE: `bench_rates_${name}`,
   LOG_LEVEL: "warn",

@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { loadBankingConfig, startBanking } from "@ramp/banking";
 import { loadChainWatcherConfig, startChainWatcher } from "@ramp/chain-watcher";
 import type { ServiceName } from "@ramp/contracts";
-import { startInfra } from "@ramp/devinfra";
+import { peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadOrdersConfig, startOrders } from "@ramp/orders";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
@@ -63,6 +63,7 @@ const run = Date.now().toString(36);
 const env = (name: ServiceName) => ({
   NATS_URL: infra.natsUrl,
   NATS_NKEY_SEED: infra.natsSeeds[name],
+  NATS_PEER_KEYS: peerKeysFromSeeds(infra.natsSeeds),
   MONGODB_URI: monitoredUri,
   MONGODB_DATABASE: `bench_orders_${run}_${name.replace(/-/g, "_")}`,
   LOG_LEVEL: "warn",

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServiceName } from "@ramp/contracts";
-import { startInfra } from "@ramp/devinfra";
+import { peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
 import { loadGatewayConfig, startGateway } from "@ramp/gateway";
 import { loadOrdersConfig, startOrders } from "@ramp/orders";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
@@ -28,6 +28,7 @@ const infra = await startInfra({ dataDir });
 const env = (name: ServiceName) => ({
   NATS_URL: infra.natsUrl,
   NATS_NKEY_SEED: infra.natsSeeds[name],
+  NATS_PEER_KEYS: peerKeysFromSeeds(infra.natsSeeds),
   MONGODB_URI: infra.mongoUrl,
   MONGODB_DATABASE: `bench_export_${name}`,
   LOG_LEVEL: "warn",

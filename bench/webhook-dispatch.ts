@@ -20,8 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contracts";
-import { startInfra } from "@ramp/devinfra";
-import { callRpc, ensureStreams, natsIdentity, publish } from "@ramp/runtime";
+import { peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
+import { bindSigning, callRpc, ensureStreams, messageSigningFor, natsIdentity, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
 import { envNumber, report } from "./support/report.ts";
 
@@ -115,6 +115,7 @@ async function main() {
     loadWebhookDispatcherConfig({
       NATS_URL: infra.natsUrl,
       NATS_NKEY_SEED: infra.natsSeeds["webhook-dispatcher"],
+      NATS_PEER_KEYS: peerKeysFromSeeds(infra.natsSeeds),
       // The driver reports every command it sends: the dispatcher's database writes are counted, not guessed.
       MONGODB_URI: `${uri}${uri.includes("?") ? "&" : "?"}monitorCommands=true`,
       MONGODB_DATABASE: `bench_${run}_webhooks`,
@@ -138,6 +139,8 @@ async function main() {
     ...natsIdentity("orders", infra.natsSeeds.orders),
     noAsyncTraces: true,
   });
+  // Signed as orders signs its events, or the dispatcher would refuse them.
+  bindSigning(ordersNc, messageSigningFor("orders", { NATS_NKEY_SEED: infra.natsSeeds.orders }));
   const { js } = await ensureStreams(ordersNc);
   const apiKeyId = `bench-${run}`;
   const cfg = await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId, body: { rampWebhookURL: fast.url } });

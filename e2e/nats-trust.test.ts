@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
-import { ChangeFeeds, type DepositObserved, Events, TransactionDto } from "@ramp/contracts";
+import { ChangeFeeds, type DepositObserved, Events, MESSAGING, Rpc, TransactionDto } from "@ramp/contracts";
 import { sleep } from "@ramp/devinfra/testing";
-import { createLogger, ensureStreams, followChangeFeed, publish } from "@ramp/runtime";
+import { callRpc, createLogger, ensureStreams, followChangeFeed, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type ServiceName, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
@@ -96,7 +98,7 @@ describe("NATS is a trust boundary", () => {
       await eventually(() => (live ? true : undefined));
       await stack.setRate("KES", 130, 125);
       await eventually(() => (changed.includes("market-rate.KES") ? true : undefined));
-      const { js } = await ensureStreams(nc);
+      const js = jetstream(nc);
       await expect(js.publish(`$KV.${ChangeFeeds.pricing.bucket}.market-rate.KES`, "forged")).rejects.toThrow(
         /permissions violation/i,
       );
@@ -104,5 +106,100 @@ describe("NATS is a trust boundary", () => {
       await feed.stop();
       await nc.close();
     }
+  });
+});
+
+/**
+ * The moves found against the server's permissions: a service makes nats-server carry bytes from its own
+ * KV bucket onto another service's subject, by a push consumer's deliver subject or a JetStream API
+ * reply subject. Each is refused by the receiving side (see contracts' callers.ts and signing.ts).
+ */
+describe("a service's own bucket cannot carry its bytes onto another service's subjects", () => {
+  const put = async (service: ServiceName, key: string, value: unknown) => {
+    const nc = await stack.connectAs(service);
+    const bucket = MESSAGING[service].buckets[0] as string;
+    await (await new Kvm(nc).open(bucket)).put(key, JSON.stringify(value));
+    return { nc, bucket };
+  };
+  const pushOnto = async (service: ServiceName, target: string, group: string, value: unknown) => {
+    const nc = await stack.connectAs(service);
+    const bucket = MESSAGING[service].buckets[0] as string;
+    const kv = await new Kvm(nc).create(bucket);
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.add(`KV_${bucket}`, {
+      name: `push-${randomBytes(4).toString("hex")}`,
+      deliver_subject: target,
+      deliver_group: group,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.New,
+    });
+    await kv.put(`k${randomBytes(4).toString("hex")}`, JSON.stringify(value));
+    await sleep(3_000);
+    await nc.close();
+  };
+  const newOnramp = async () => {
+    const res = await stack.client(apiKey).post("/pub/v2/onramp", {
+      currency: "NGN",
+      chain: "BASE",
+      mint: BASE_USDC,
+      recipient: EVM_RECIPIENT,
+      amount: 10,
+    });
+    expect(res.status).toBe(201);
+    return TransactionDto.parse(res.body);
+  };
+
+  it("gateway → banking's sandbox fiat deposit: the onramp stays INIT", async () => {
+    const tx = await newOnramp();
+    await pushOnto("gateway", Rpc.sandboxFiatDeposit.subject, "banking", { ref: tx.id });
+    expect(await status(tx.id)).toBe("INIT");
+  });
+
+  it("gateway → a fiat deposit event stored on banking's subject (a reflected DIRECT.GET): the onramp stays INIT", async () => {
+    const tx = await newOnramp();
+    const deposit = {
+      ref: tx.id,
+      reference: `forged-${tx.id}`,
+      accountNumber: tx.accountNumber,
+      currency: "NGN",
+      fiatAmount: String(tx.fiatAmount),
+      payerName: "NOBODY",
+    };
+    const { nc, bucket } = await put("gateway", "deposit", deposit);
+    nc.publish(`$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.deposit`, "", {
+      reply: Events.fiatDepositReceived.subject,
+    });
+    await nc.flush();
+    await nc.close();
+    await sleep(3_000);
+    expect(await status(tx.id)).toBe("INIT");
+    expect(await stack.fundsRecorded(tx.id)).toBe(0);
+  });
+
+  it("chain-watcher → pricing's market-rate write: the rate stays", async () => {
+    await stack.setRate("GHS", 15, 14);
+    await pushOnto("chain-watcher", Rpc.marketRateSet.subject, "pricing", {
+      currency: "GHS",
+      onRamp: "1",
+      offRamp: "1",
+    });
+    const rate = await stack.client(apiKey).get("/pub/v2/rate?currency=GHS");
+    expect(rate.body.onRampRate.rate).not.toBe(1);
+  });
+
+  it("pricing → the dispatcher's webhook config: the business's webhooks stay where they point", async () => {
+    const c = stack.client(apiKey);
+    expect(
+      (await c.patch("/pub/v2/webhook", { rampWebhookURL: "https://ramp.example.com/hook" })).status,
+    ).toBe(200);
+    const key = await (await stack.db("gateway")).collection("api_keys").findOne({ revokedAt: null });
+    await pushOnto("pricing", Rpc.webhookConfigUpdate.subject, "webhook-dispatcher", {
+      apiKeyId: key?.keyId,
+      body: { rampWebhookURL: "https://attacker.example.net/hook" },
+    });
+    const gateway = await stack.connectAs("gateway");
+    const config = await callRpc(gateway, Rpc.webhookConfigGet, { apiKeyId: String(key?.keyId) });
+    await gateway.close();
+    expect(config.rampWebhookURL).toBe("https://ramp.example.com/hook");
   });
 });

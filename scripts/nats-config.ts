@@ -1,18 +1,29 @@
-// `npm run nats:config`: rewrites the deployment's NATS configuration from contracts (a unit test checks
-// it is current). `npm run nats:config -- --check` only says whether it is, and exits 1 when it is not.
+// `npm run nats:config`: rewrites the deployment's NATS configurations (production's and the sandbox's)
+// from contracts (a unit test checks they are current). `npm run nats:config -- --check` only says whether
+// they are, and exits 1 when one is not.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEPLOY_NATS_CONFIG, REPO_ROOT, renderDeployNatsConfig } from "@ramp/devinfra";
+import {
+  DEPLOY_NATS_CONFIG,
+  DEPLOY_NATS_SANDBOX_CONFIG,
+  REPO_ROOT,
+  renderDeployNatsConfig,
+} from "@ramp/devinfra";
 
-const path = join(REPO_ROOT, DEPLOY_NATS_CONFIG);
+const files = [
+  { file: DEPLOY_NATS_CONFIG, text: renderDeployNatsConfig(false) },
+  { file: DEPLOY_NATS_SANDBOX_CONFIG, text: renderDeployNatsConfig(true) },
+];
 if (process.argv.includes("--check")) {
-  const current = readFileSync(path, "utf8") === renderDeployNatsConfig();
-  process.stdout.write(
-    current
-      ? `${DEPLOY_NATS_CONFIG} is current\n`
-      : `${DEPLOY_NATS_CONFIG} is stale: run npm run nats:config\n`,
-  );
-  process.exit(current ? 0 : 1);
+  let stale = 0;
+  for (const { file, text } of files) {
+    const current = readFileSync(join(REPO_ROOT, file), "utf8") === text;
+    if (!current) stale++;
+    process.stdout.write(current ? `${file} is current\n` : `${file} is stale: run npm run nats:config\n`);
+  }
+  process.exit(stale === 0 ? 0 : 1);
 }
-writeFileSync(path, renderDeployNatsConfig());
-process.stdout.write(`wrote ${DEPLOY_NATS_CONFIG}\n`);
+for (const { file, text } of files) {
+  writeFileSync(join(REPO_ROOT, file), text);
+  process.stdout.write(`wrote ${file}\n`);
+}

@@ -9,6 +9,7 @@ import {
   DATA_DIR,
   hasKeptData,
   type Infra,
+  peerKeysFromSeeds,
   REPO_ROOT,
   removeKeptData,
   removeStaleRuns,
@@ -104,7 +105,7 @@ try {
   const infra = await infraStarting;
   say(`infra (${infra.source}): ${infra.natsUrl} ${infra.mongoUrl}`);
   if (shuttingDown) await shuttingDown;
-  const specs = planProcesses(opts, infra);
+  const specs = planProcesses(opts, { ...infra, natsPeerKeys: peerKeysFromSeeds(infra.natsSeeds) });
   supervisor = startSupervisor(specs, REPO_ROOT);
   void supervisor.fatal.then((reason) => shutdown(1, reason));
 

@@ -137,7 +137,7 @@ const RULES: Rule[] = [
         note: "appends to a scratch .env, not the repository's",
         shell: (f) =>
           `npm run --silent nats:keys >> ${shellQuote(`${f.scratch}/.env`)} && tail -n 1 ${shellQuote(`${f.scratch}/.env`)}`,
-        expect: /_NATS_NKEY_SEED=SU/,
+        expect: /^NATS_PEER_KEYS=gateway=U/m,
       }),
   },
   {

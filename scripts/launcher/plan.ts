@@ -35,6 +35,8 @@ export interface InfraUrls {
   mongoUrl: string;
   /** Each service's own NATS nkey seed; a service never sees another's. */
   natsSeeds: Partial<Record<ServiceName, string>>;
+  /** Every service's public nkey (NATS_PEER_KEYS), so each can check who signed what it consumes. */
+  natsPeerKeys?: string;
 }
 
 /**
@@ -43,7 +45,8 @@ export interface InfraUrls {
  */
 export function serviceEnv(service: ServiceName, infra: InfraUrls): Record<string, string> {
   const seed = infra.natsSeeds[service];
-  return seed ? { NATS_NKEY_SEED: seed } : {};
+  if (!seed) return {};
+  return { NATS_NKEY_SEED: seed, ...(infra.natsPeerKeys ? { NATS_PEER_KEYS: infra.natsPeerKeys } : {}) };
 }
 
 export function planProcesses(opts: LauncherOptions, infra: InfraUrls): ProcessSpec[] {

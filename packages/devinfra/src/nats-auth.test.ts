@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+import { natsPermissions, SANDBOX_RPCS, SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./infra.ts";
 import {
   createNatsCredentials,
   DEPLOY_NATS_CONFIG,
+  DEPLOY_NATS_SANDBOX_CONFIG,
   type NatsCredentials,
   type NkeyRef,
   natsNkeyEnv,
@@ -22,8 +23,20 @@ const publicKeys = (creds: NatsCredentials) =>
   >;
 
 describe("nats-server configuration", () => {
-  it("the committed deployment config is what contracts produce now (npm run nats:config)", () => {
-    expect(read(DEPLOY_NATS_CONFIG)).toBe(renderDeployNatsConfig());
+  it("the committed deployment configs are what contracts produce now (npm run nats:config)", () => {
+    expect(read(DEPLOY_NATS_CONFIG)).toBe(renderDeployNatsConfig(false));
+    expect(read(DEPLOY_NATS_SANDBOX_CONFIG)).toBe(renderDeployNatsConfig(true));
+  });
+
+  it("grants the sandbox's deposit subjects in the sandbox's config only, and the streams to no gateway or pricing", () => {
+    for (const { subject } of SANDBOX_RPCS) {
+      expect(read(DEPLOY_NATS_CONFIG)).not.toContain(subject);
+      expect(read(DEPLOY_NATS_SANDBOX_CONFIG)).toContain(subject);
+    }
+    for (const svc of ["gateway", "pricing"] as const) {
+      expect(natsPermissions(svc).publish.allow.filter((s) => s.includes("RAMP_EVENTS"))).toEqual([]);
+    }
+    expect(natsPermissions("orders").publish.allow).toContain("$JS.API.STREAM.INFO.RAMP_EVENTS");
   });
 
   it("gives the server public keys only, never a seed", () => {

@@ -1,5 +1,11 @@
-import { createUser } from "@nats-io/nkeys";
-import { type NatsPermissions, natsPermissions, SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+import { createUser, fromSeed } from "@nats-io/nkeys";
+import {
+  formatPeerKeys,
+  type NatsPermissions,
+  natsPermissions,
+  SERVICE_NAMES,
+  type ServiceName,
+} from "@ramp/contracts";
 
 /** A service's NATS user nkey: the seed stays with the service, the server gets only the public key. */
 export interface ServiceNkey {
@@ -15,6 +21,18 @@ export function createNatsCredentials(): NatsCredentials {
     return [svc, { seed: new TextDecoder().decode(kp.getSeed()), publicKey: kp.getPublicKey() }] as const;
   });
   return Object.fromEntries(entries) as Record<ServiceName, ServiceNkey>;
+}
+
+/** NATS_PEER_KEYS: every service's public key, with which each checks who signed what it consumes. */
+export const peerKeysOf = (creds: NatsCredentials): string =>
+  formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].publicKey])));
+
+/** NATS_PEER_KEYS (every service's public key) for the services whose seeds are known. */
+export function peerKeysFromSeeds(seeds: Partial<Record<ServiceName, string>>): string {
+  const keys = Object.entries(seeds).flatMap(([svc, seed]) =>
+    seed ? [[svc, fromSeed(new TextEncoder().encode(seed)).getPublicKey()] as const] : [],
+  );
+  return formatPeerKeys(Object.fromEntries(keys));
 }
 
 const envStem = (svc: ServiceName) => svc.toUpperCase().replace(/-/g, "_");
@@ -45,6 +63,8 @@ export interface NatsConfigOptions {
   header?: readonly string[];
   /** host:port of the monitoring endpoint (`/healthz` tells when JetStream is ready); none when unset. */
   monitorListen?: string;
+  /** Whether the sandbox's request subjects are granted (default true: local and test servers run it). */
+  sandbox?: boolean;
   /** Set to run as one node of a JetStream cluster. */
   cluster?: NatsClusterBlock;
 }
@@ -103,7 +123,11 @@ function renderUser({ name, nkey, permissions: p }: NatsUser): string {
  */
 export function renderNatsConfig(opts: NatsConfigOptions): string {
   const users: NatsUser[] = [
-    ...SERVICE_NAMES.map((name) => ({ name, nkey: opts.services[name], permissions: natsPermissions(name) })),
+    ...SERVICE_NAMES.map((name) => ({
+      name,
+      nkey: opts.services[name],
+      permissions: natsPermissions(name, { sandbox: opts.sandbox ?? true }),
+    })),
     ...(opts.extraUsers ?? []),
   ];
   return [
@@ -121,11 +145,15 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
   ].join("\n");
 }
 
-/** Credentials as `.env` lines for docker compose: each public key for nats-server, each seed for its service. */
+/**
+ * Credentials as `.env` lines for docker compose: each public key for nats-server, each seed for its
+ * service, and NATS_PEER_KEYS (every public key) with which each service checks who signed a message.
+ */
 export function natsEnvLines(creds: NatsCredentials): string {
-  return SERVICE_NAMES.map(
+  const peers = peerKeysOf(creds);
+  return `${SERVICE_NAMES.map(
     (svc) => `${natsNkeyEnv(svc)}=${creds[svc].publicKey}\n${natsSeedEnv(svc)}=${creds[svc].seed}\n`,
-  ).join("");
+  ).join("")}NATS_PEER_KEYS=${peers}\n`;
 }
 
 /** An environment without any service's seed, so a child process inherits none but the one it is given. */
@@ -134,14 +162,16 @@ export function withoutNatsSeeds(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([k]) => !seeds.has(k)));
 }
 
-/** Where the deployment's NATS configuration lives, relative to the repository root. */
+/** Where the deployment's NATS configurations live, relative to the repository root: production's, and
+ * the sandbox's (its request subjects granted too) for a deployment that runs the sandbox on purpose. */
 export const DEPLOY_NATS_CONFIG = "deploy/nats/nats.conf";
+export const DEPLOY_NATS_SANDBOX_CONFIG = "deploy/nats/nats.sandbox.conf";
 
 /**
  * The NATS configuration docker compose (and any deployment) mounts: the services' public keys come from
  * `<SERVICE>_NATS_NKEY` in nats-server's environment, so the file holds no key and is committed.
  */
-export function renderDeployNatsConfig(): string {
+export function renderDeployNatsConfig(sandbox = false): string {
   const services = Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, { env: natsNkeyEnv(svc) }])) as Record<
     ServiceName,
     NkeyRef
@@ -151,10 +181,14 @@ export function renderDeployNatsConfig(): string {
       "Generated from packages/contracts by `npm run nats:config`; do not edit by hand.",
       "One user per service with the permissions contracts derive for it; no anonymous access.",
       "Each service's public nkey comes from <SERVICE>_NATS_NKEY (`npm run nats:keys` makes a set).",
+      sandbox
+        ? "Sandbox: the sandbox's request subjects are granted (deposits that no bank or chain made)."
+        : "Production: the sandbox's request subjects are granted to nobody.",
     ],
     // Inside its container; compose publishes no NATS port.
     listen: "0.0.0.0:4222",
     storeDir: "/data",
     services,
+    sandbox,
   });
 }

@@ -2,9 +2,9 @@
 import { createUser } from "@nats-io/nkeys";
 import { connect, type NatsConnection, nkeyAuthenticator } from "@nats-io/transport-node";
 import type { NatsPermissions, ServiceName } from "@ramp/contracts";
-import { natsIdentity } from "@ramp/runtime";
+import { bindSigning, messageSigningFor, natsIdentity } from "@ramp/runtime";
 import type {} from "vitest";
-import { createNatsCredentials, type NatsCredentials } from "./nats-auth.ts";
+import { createNatsCredentials, type NatsCredentials, peerKeysOf } from "./nats-auth.ts";
 import { type NatsCluster, startNatsCluster } from "./nats-cluster.ts";
 import { startNats } from "./processes.ts";
 
@@ -62,14 +62,25 @@ export interface TestNats {
   url: string;
   credentials: NatsCredentials;
   /** The environment a service needs to connect as itself. */
-  envFor(service: ServiceName): { NATS_URL: string; NATS_NKEY_SEED: string };
-  /** A connection with one service's credentials: it may do exactly what that service may. */
+  envFor(service: ServiceName): { NATS_URL: string; NATS_NKEY_SEED: string; NATS_PEER_KEYS: string };
+  /** A connection with one service's credentials and signing: it may do exactly what that service may. */
   connectAs(service: ServiceName): Promise<NatsConnection>;
   /** A connection as the test-only observer, for reading what was published. */
   connectObserver(): Promise<NatsConnection>;
   /** Stops and starts the server on the same port, store and users: every client sees a reconnect. */
   restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Connects as one service would: its nkey, its inbox prefix, and its signature on what it publishes. */
+async function connectAs(servers: string[], credentials: NatsCredentials, service: ServiceName) {
+  const { seed } = credentials[service];
+  const nc = await connect({ servers, ...natsIdentity(service, seed) });
+  bindSigning(
+    nc,
+    messageSigningFor(service, { NATS_NKEY_SEED: seed, NATS_PEER_KEYS: peerKeysOf(credentials) }),
+  );
+  return nc;
 }
 
 const observerAuth = (seed: string) => ({
@@ -101,8 +112,12 @@ export async function startTestNatsCluster(bin: string, dataDir: string): Promis
     url: cluster.url,
     credentials,
     cluster,
-    envFor: (service) => ({ NATS_URL: cluster.url, NATS_NKEY_SEED: credentials[service].seed }),
-    connectAs: (service) => connect({ servers, ...natsIdentity(service, credentials[service].seed) }),
+    envFor: (service) => ({
+      NATS_URL: cluster.url,
+      NATS_NKEY_SEED: credentials[service].seed,
+      NATS_PEER_KEYS: peerKeysOf(credentials),
+    }),
+    connectAs: (service) => connectAs(servers, credentials, service),
     connectObserver: () => connect({ servers, ...observerAuth(observerSeed) }),
     stop: () => cluster.stop(),
   };
@@ -116,9 +131,12 @@ export async function startTestNats(bin: string, dataDir: string): Promise<TestN
   return {
     url: nats.url,
     credentials,
-    envFor: (service) => ({ NATS_URL: nats.url, NATS_NKEY_SEED: credentials[service].seed }),
-    connectAs: (service) =>
-      connect({ servers: nats.url, ...natsIdentity(service, credentials[service].seed) }),
+    envFor: (service) => ({
+      NATS_URL: nats.url,
+      NATS_NKEY_SEED: credentials[service].seed,
+      NATS_PEER_KEYS: peerKeysOf(credentials),
+    }),
+    connectAs: (service) => connectAs([nats.url], credentials, service),
     connectObserver: () => connect({ servers: nats.url, ...observerAuth(observerSeed) }),
     async restart() {
       await nats.stop();

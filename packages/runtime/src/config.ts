@@ -72,6 +72,17 @@ export const BaseConfig = z.object({
     .string()
     .regex(/^SU[A-Z2-7]{56}$/, "NATS_NKEY_SEED must be a NATS user nkey seed (SU…)")
     .optional(),
+  /**
+   * Every service's public nkey, `gateway=U…,orders=U…` (not secret): a consumer takes a stream message only
+   * when the subject's publisher signed it (see message-signing.ts). Needed with NATS_NKEY_SEED.
+   */
+  NATS_PEER_KEYS: z
+    .string()
+    .regex(
+      /^([a-z-]+=U[A-Z2-7]{55})(,[a-z-]+=U[A-Z2-7]{55})*$/,
+      "NATS_PEER_KEYS must be service=public-nkey pairs, comma-separated (npm run nats:keys prints them)",
+    )
+    .optional(),
   MONGODB_URI: z.string().min(1, "MONGODB_URI is required"),
   /** Database name override; tests give each run its own. */
   MONGODB_DATABASE: z.string().optional(),

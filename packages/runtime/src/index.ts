@@ -9,6 +9,7 @@ export * from "./jetstream.ts";
 export * from "./jetstream-setup.ts";
 export * from "./lease.ts";
 export * from "./logger.ts";
+export * from "./message-signing.ts";
 export * from "./metrics.ts";
 export * from "./mongo.ts";
 export * from "./nats-identity.ts";

@@ -9,10 +9,11 @@ import {
   type PubAck,
 } from "@nats-io/jetstream";
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
-import { STREAMS, type StreamContract } from "@ramp/contracts";
+import { SIGNATURE_HEADER, STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
 import { lookUpOrCreate, retryJetStreamSetup } from "./jetstream-setup.ts";
 import { type Logger, lazyChild } from "./logger.ts";
+import { bindSigning, type MessageSigning, signingOf } from "./message-signing.ts";
 import { messagesHandled } from "./metrics.ts";
 import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
 import { inSpan, type Span, SpanKind, SpanStatusCode, traceIdOf } from "./tracing.ts";
@@ -49,7 +50,9 @@ export async function ensureStreams(
             }),
         );
       }
-      return { js: jetstream(nc), jsm };
+      const js = jetstream(nc);
+      bindSigning(js, signingOf(nc));
+      return { js, jsm };
     },
     { log },
   );
@@ -70,7 +73,8 @@ export async function publish<C extends StreamContract>(
 
 /**
  * Publishes bytes inside a producer span whose traceparent travels in the headers, so the consumer's
- * span continues it. For payloads already validated; `publish` is the typed entry point.
+ * span continues it, signed by this service when its connection has a signing (see message-signing.ts).
+ * For payloads already validated; `publish` is the typed entry point.
  */
 export function publishTraced(
   js: JetStreamClient,
@@ -85,9 +89,12 @@ export function publishTraced(
     "messaging.destination.name": subject,
     "messaging.message.id": msgId,
   };
-  return inSpan(`send ${subject}`, { kind: SpanKind.PRODUCER, parent: trace, attributes }, (t) =>
-    js.publish(subject, body, { msgID: msgId, headers: toHeaders(t) }),
-  );
+  const signing = signingOf(js);
+  return inSpan(`send ${subject}`, { kind: SpanKind.PRODUCER, parent: trace, attributes }, (t) => {
+    const headers = toHeaders(t);
+    if (signing) headers.set(SIGNATURE_HEADER, signing.sign(subject, msgId, body));
+    return js.publish(subject, body, { msgID: msgId, headers });
+  });
 }
 
 /**
@@ -113,6 +120,19 @@ export function inConsumerSpan<T>(
       attributes,
     },
     fn,
+  );
+}
+
+/**
+ * Why a consumed message is not taken, or undefined: with a signing, only what the subject's publisher
+ * signed is taken. A connection without one (no nkey, so no server of this project's) takes everything.
+ */
+export function unsignedRefusal(signing: MessageSigning | undefined, msg: JsMsg): string | undefined {
+  return signing?.refusal(
+    msg.subject,
+    msg.headers?.get("Nats-Msg-Id"),
+    msg.data,
+    msg.headers?.get(SIGNATURE_HEADER),
   );
 }
 
@@ -175,7 +195,8 @@ export async function consume<C extends StreamContract>(
   const inflight = new Set<Promise<void>>();
 
   const service = String(opts.log.bindings().service ?? "unknown");
-  const count = (outcome: "ack" | "retry" | "term") =>
+  const signing = signingOf(nc);
+  const count = (outcome: "ack" | "retry" | "term" | "refused") =>
     messagesHandled.inc({ service, subject: opts.contract.subject, outcome });
   const handleOne = (msg: JsMsg) =>
     inConsumerSpan(msg, async (trace, span) => {
@@ -186,6 +207,14 @@ export async function consume<C extends StreamContract>(
         seq: msg.seq,
       }));
       const failed = (why: string) => span.setStatus({ code: SpanStatusCode.ERROR, message: why });
+      const refused = unsignedRefusal(signing, msg);
+      if (refused) {
+        logger().error({ refused }, "message not signed by its publisher; terminated");
+        msg.term("not signed by its publisher");
+        count("refused");
+        failed("unsigned");
+        return;
+      }
       let payload: z.infer<C["payload"]>;
       try {
         payload = opts.contract.payload.parse(msg.json()) as z.infer<C["payload"]>;

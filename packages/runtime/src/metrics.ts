@@ -24,7 +24,7 @@ export const rpcDuration = new Histogram({
 
 export const messagesHandled = new Counter({
   name: "ramp_messages_total",
-  help: "JetStream messages handled, by subject and outcome (ack, retry, term)",
+  help: "JetStream messages handled, by subject and outcome (ack, retry, term, refused: not signed by its publisher)",
   labelNames: ["service", "subject", "outcome"] as const,
   registers: [metrics],
 });

@@ -5,7 +5,7 @@ import {
   RequestError,
   TimeoutError,
 } from "@nats-io/transport-node";
-import { AppError, formatIssues, type RpcContract, RpcReply } from "@ramp/contracts";
+import { AppError, formatIssues, type RpcContract, RpcReply, requestingService } from "@ramp/contracts";
 import type { z } from "zod";
 import type { Logger } from "./logger.ts";
 import { rpcDuration, rpcRequests } from "./metrics.ts";
@@ -35,6 +35,9 @@ function encode(reply: RpcReply): Uint8Array {
  * Each side validates what it receives, once: here the request (a bad one is a VALIDATION reply), in
  * callRpc the answer. The handler's answer is typed by the contract and goes out as it is, unparsed.
  * Domain AppErrors travel as error replies; anything else becomes INTERNAL without leaking its message.
+ * A message that cannot have come from a service allowed to call the subject (see `requestingService`:
+ * what nats-server delivered on another's behalf, from a push consumer or a JetStream API reply) is
+ * dropped unanswered, logged and counted as REFUSED.
  */
 export function serveRpc<C extends RpcContract>(
   nc: NatsConnection,
@@ -86,8 +89,19 @@ export function serveRpc<C extends RpcContract>(
         msg.respond(encode(reply));
       },
     );
+  const refuse = (msg: Msg) => {
+    rpcRequests.inc({ service: queue, subject: contract.subject, outcome: "REFUSED" });
+    log.warn(
+      { subject: contract.subject, delivered: msg.subject, reply: msg.reply ?? null },
+      "refused a message that no caller of this subject sent",
+    );
+  };
   const loop = (async () => {
     for await (const msg of sub) {
+      if (!requestingService(contract.subject, msg.reply)) {
+        refuse(msg);
+        continue;
+      }
       const p = handle(msg).finally(() => inflight.delete(p));
       inflight.add(p);
     }
@@ -126,6 +140,12 @@ export async function callRpc<C extends RpcContract>(
           timeout: timeoutMs,
           headers: toHeaders(t),
         });
+        // A responder answers with a bare message (serveRpc sends no headers and no reply subject).
+        // One with either was delivered by the server on someone else's behalf (a consumer delivery
+        // carries a $JS.ACK reply; a reflected DIRECT.GET carries Nats-Stream headers): not an answer.
+        if (msg.reply || msg.headers) {
+          throw new AppError("UNAVAILABLE", `${contract.subject} answered with a message no responder sent`);
+        }
         return JSON.parse(new TextDecoder().decode(msg.data)) as unknown;
       } catch (err) {
         if (err instanceof NoRespondersError || err instanceof TimeoutError || err instanceof RequestError) {

@@ -1,12 +1,13 @@
 import type { Server } from "node:http";
-import type { JetStreamClient } from "@nats-io/jetstream";
+import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import type { ServiceName } from "@ramp/contracts";
+import { type ServiceName, usesSharedStreams } from "@ramp/contracts";
 import type { Db } from "mongodb";
 import type { BaseConfig } from "./config.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { bindSigning, messageSigningFor } from "./message-signing.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
 import { coalesceWrites } from "./nats-write-coalescing.ts";
@@ -71,6 +72,7 @@ export async function bootService<C extends BaseConfig>(
   options: BootOptions = {},
 ): Promise<ServiceHandle<C>> {
   const log = createLogger(name, config.LOG_LEVEL);
+  const signing = messageSigningFor(name, config);
   const tracing = startTracing(name, config);
   const nc = await connect({
     servers: config.NATS_URL.split(","),
@@ -83,6 +85,7 @@ export async function bootService<C extends BaseConfig>(
     // case it fails: a tenth of a busy dispatcher's CPU. A failed request still says what failed.
     noAsyncTraces: true,
   });
+  bindSigning(nc, signing);
   const recoalesce = options.coalesceNatsWrites ? coalesceWrites(nc) : undefined;
   void (async () => {
     for await (const s of nc.status()) {
@@ -92,7 +95,10 @@ export async function bootService<C extends BaseConfig>(
       if (s.type === "error") log.error({ err: s.error }, "nats error");
     }
   })();
-  const { js } = await ensureStreams(nc, config.NATS_STREAM_REPLICAS, log);
+  // Only services that publish or consume on the shared streams may create them (see permissions.ts).
+  const js = usesSharedStreams(name)
+    ? (await ensureStreams(nc, config.NATS_STREAM_REPLICAS, log)).js
+    : jetstream(nc);
   const mongo = await connectMongo(
     config.MONGODB_URI,
     config.MONGODB_DATABASE ?? `ramp_${name.replace(/-/g, "_")}`,

@@ -1,7 +1,6 @@
-import { jetstream } from "@nats-io/jetstream";
 import { Commands, Events, Rpc } from "@ramp/contracts";
 import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
-import { callRpc, publish, type Stoppable } from "@ramp/runtime";
+import { callRpc, ensureStreams, publish, type Stoppable } from "@ramp/runtime";
 import { Contract, NonceManager, parseEther, Transaction, Wallet } from "ethers";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,7 +134,7 @@ describe("EVM treasury transfers on anvil", () => {
 
   it("sends once, confirms with the tx hash, and ignores repeats of the same requestId", async () => {
     const results = await collect(h.observer, Events.transferResult);
-    const js = jetstream(h.nc);
+    const { js } = await ensureStreams(h.nc);
     try {
       const recipient = Wallet.createRandom().address;
       const cmd = {
@@ -175,7 +174,7 @@ describe("EVM treasury transfers on anvil", () => {
     try {
       const recipient = Wallet.createRandom().address;
       await publish(
-        jetstream(h.nc),
+        (await ensureStreams(h.nc)).js,
         Commands.chainTransfer,
         { requestId: "evm-t2", chain: "BASE", mint: tokenAddress, recipient, amount: "1000000" },
         "evm-t2",

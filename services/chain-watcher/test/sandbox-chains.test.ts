@@ -1,6 +1,5 @@
-import { jetstream } from "@nats-io/jetstream";
 import { type AppError, Commands, Events, Rpc } from "@ramp/contracts";
-import { callRpc, publish } from "@ramp/runtime";
+import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AllocationDoc } from "../src/allocation/allocation-store.ts";
@@ -176,7 +175,7 @@ describe("sandbox deposits and transfers", () => {
   it("confirms a sandbox transfer once, even when the command is sent twice", async () => {
     const results = await collect(h.observer, Events.transferResult);
     try {
-      const js = jetstream(h.nc);
+      const { js } = await ensureStreams(h.nc);
       const cmd = {
         requestId: "sbx-1",
         chain: "BASE" as const,

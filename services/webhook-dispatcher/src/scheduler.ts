@@ -1,6 +1,6 @@
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import { WebhookWork } from "@ramp/contracts";
-import { inConsumerSpan, type Logger, lazyChild } from "@ramp/runtime";
+import { inConsumerSpan, type Logger, lazyChild, type MessageSigning, unsignedRefusal } from "@ramp/runtime";
 import { type DeliverDeps, deliverOnce, type Job, type Outcome } from "./deliver.ts";
 import { laneIdOf } from "./lanes.ts";
 
@@ -13,6 +13,8 @@ export interface SchedulerOptions {
   /** Attempts in flight to one endpoint (scheme, host and port) in this replica. */
   perEndpoint: number;
   ackWaitMs: number;
+  /** Only jobs this service signed are taken (see @ramp/runtime message-signing.ts). */
+  signing?: MessageSigning | undefined;
 }
 
 export interface Scheduler {
@@ -109,6 +111,12 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   };
 
   function admit(msg: JsMsg): void {
+    const refused = unsignedRefusal(o.signing, msg);
+    if (refused) {
+      o.log.error({ refused }, "queued delivery not signed by this service; terminated");
+      quietly(() => msg.term("not signed by its publisher"));
+      return;
+    }
     let job: Job;
     try {
       const d = WebhookWork.deliver.payload.parse(msg.json());

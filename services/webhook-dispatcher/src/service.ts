@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ChangeFeeds } from "@ramp/contracts";
-import { bootService, openChangeFeed, retryJetStreamSetup } from "@ramp/runtime";
+import { bootService, openChangeFeed, retryJetStreamSetup, signingOf } from "@ramp/runtime";
 import type { AttemptContext } from "./attempt.ts";
 import { createAttemptLog } from "./attempt-log.ts";
 import { secretKeyOf, type WebhookDispatcherConfig } from "./config.ts";
@@ -32,6 +32,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       // Long enough that a live attempt (bounded by the timeout) never loses its lease or its message.
       const ackWaitMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
       const scheduler = await startScheduler({
+        signing: signingOf(nc),
         consumer: await retryJetStreamSetup(
           "webhook work queue",
           () => openWorkQueue(nc, js, ackWaitMs, config.NATS_STREAM_REPLICAS),

@@ -1,4 +1,5 @@
 import { inboxPrefix, MESSAGING, type ServiceName, type WorkQueueContract } from "./ownership.ts";
+import { Rpc } from "./rpc.ts";
 import { STREAMS } from "./streams.ts";
 
 /** What nats-server lets one service's connection do; anything not allowed is refused by the server. */
@@ -15,14 +16,23 @@ export interface NatsPermissions {
 const JS_API = "$JS.API";
 const unique = (xs: string[]) => [...new Set(xs)];
 
+/** The request subjects that exist only in the sandbox: a production server grants none of them. */
+export const SANDBOX_RPCS = [Rpc.sandboxDeposit, Rpc.sandboxFiatDeposit, Rpc.sandboxChainDeposit] as const;
+const SANDBOX_SUBJECTS: ReadonlySet<string> = new Set(SANDBOX_RPCS.map((c) => c.subject));
+
+/** Whether a service publishes or consumes on the shared streams (gateway and pricing do neither). */
+export const usesSharedStreams = (service: ServiceName): boolean =>
+  MESSAGING[service].publishes.length > 0 || MESSAGING[service].consumes.length > 0;
+
 /**
  * The JetStream API a service needs: account info (the client checks JetStream is there), stream info and
- * create for the two streams (every service creates them at start, so the order of boot does not matter),
+ * create for the two streams when it uses them (each such service creates them at start, so the order of
+ * boot does not matter),
  * and, for its own durables only, consumer info, create (pinned to the consumer's filter subject), fetch
  * and ack. No purge, delete, update or listing: a service cannot remove messages or touch others' consumers.
  */
 function jetStreamSubjects(service: ServiceName): string[] {
-  const streams = Object.values(STREAMS).flatMap((s) => [
+  const streams = (usesSharedStreams(service) ? Object.values(STREAMS) : []).flatMap((s) => [
     `${JS_API}.STREAM.INFO.${s.name}`,
     `${JS_API}.STREAM.CREATE.${s.name}`,
   ]);
@@ -91,23 +101,27 @@ function bucketSubjects(bucket: string): string[] {
 }
 
 /**
- * A service's NATS permissions, derived from what `MESSAGING` says it does:
+ * A service's NATS permissions, derived from what `MESSAGING` says it does (without the sandbox's request
+ * subjects when `sandbox` is false, as in the production server configuration):
  * - publish: the request subjects it calls, the events/commands it owns (JetStream publishes are
  *   requests whose ack comes back to its inbox), its JetStream API subjects;
  * - subscribe: the request subjects it answers and its own reply inboxes, where request replies,
  *   JetStream acks and the messages of its pull consumers arrive.
  */
-export function natsPermissions(service: ServiceName): NatsPermissions {
+export function natsPermissions(service: ServiceName, opts: { sandbox?: boolean } = {}): NatsPermissions {
   const m = MESSAGING[service];
+  const granted = (c: { subject: string }) => opts.sandbox !== false || !SANDBOX_SUBJECTS.has(c.subject);
   return {
     publish: {
       allow: unique([
-        ...m.calls.map((c) => c.subject),
+        ...m.calls.filter(granted).map((c) => c.subject),
         ...m.publishes.map((c) => c.subject),
         ...jetStreamSubjects(service),
       ]),
     },
-    subscribe: { allow: unique([...m.serves.map((c) => c.subject), `${inboxPrefix(service)}.>`]) },
+    subscribe: {
+      allow: unique([...m.serves.filter(granted).map((c) => c.subject), `${inboxPrefix(service)}.>`]),
+    },
     allowResponses: m.serves.length > 0,
   };
 }
