@@ -1,32 +1,21 @@
 // `npm start`'s launcher as an operator meets it: fail fast, restart a crashed service, stop cleanly.
 import { eventually } from "@ramp/devinfra/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { isAlive, type LauncherRun, runLauncher } from "./support/launcher-process.ts";
+import {
+  expectNothingLeft,
+  killLeftovers,
+  type LauncherRun,
+  runLauncher,
+  SERVICES,
+} from "./support/launcher-process.ts";
 
-const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"];
 let run: LauncherRun | undefined;
 
 afterEach(() => {
   // A failed assertion must not leave a stack running: kill whatever the launcher left behind.
-  if (!run) return;
-  run.child.kill("SIGKILL");
-  for (const pid of run.seen.keys()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  if (run) killLeftovers(run);
   run = undefined;
 });
-
-/** `servicesStarted`: whether every service was meant to have started (false: the launcher refused first). */
-async function expectNothingLeft(r: LauncherRun, servicesStarted = true) {
-  const commands = [...r.seen.values()];
-  expect(commands.some((c) => c.includes("nats-server"))).toBe(true);
-  expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
-  for (const service of SERVICES) {
-    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(servicesStarted);
-  }
-  const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
-  // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.
-  await eventually(() => (left().length === 0 ? true : undefined), 5_000).catch(() => undefined);
-  expect(left()).toEqual([]);
-}
 
 describe("npm start", () => {
   it("fails fast naming the gateway's ADMIN_TOKEN error when it is too short, starting no service", async () => {
@@ -39,7 +28,7 @@ describe("npm start", () => {
     expect(code).toBe(1);
     expect(run.stderr()).toMatch(/no service was started/);
     expect(run.stderr()).toMatch(/gateway ADMIN_TOKEN: ADMIN_TOKEN must be at least 16 characters/);
-    await expectNothingLeft(run, false);
+    await expectNothingLeft(run, 5_000, false);
   });
 
   it("refuses production mode with one error naming every sandbox part of every service, starting none", async () => {
@@ -56,7 +45,7 @@ describe("npm start", () => {
     ];
     const failed = run.stderr().slice(run.stderr().indexOf("FAILED:"));
     for (const part of parts) expect(failed).toContain(part);
-    await expectNothingLeft(run, false);
+    await expectNothingLeft(run, 5_000, false);
   });
 
   it("restarts a killed service, then drains all six on Ctrl-C and leaves nothing running", async () => {

@@ -168,6 +168,20 @@ const RULES: Rule[] = [
   },
   { match: /^npm run check:docs$/, plan: skip("this check itself") },
   {
+    match: /^pnpm --filter @ramp\/sdk (?:package|build)$/,
+    plan: (c) => run(c, false, { note: "writes packages/sdk/dist and the tarball (both ignored by git)" }),
+  },
+  {
+    match: /^npm pack \.\/packages\/sdk\/dist$/,
+    plan: skip("the second half of `pnpm --filter @ramp/sdk package`, which is run"),
+  },
+  {
+    match: /^npm install \/path\/to\/ramp\//,
+    plan: skip(
+      "in the reader's own project; e2e/sdk-package.test.ts installs the tarball, offline, into a fresh one",
+    ),
+  },
+  {
     match: /^(?:ADMIN_TOKEN=\S+ )?npm run admin -- business create /,
     plan: (c) =>
       run(c, true, {

@@ -14,8 +14,14 @@ describe("the sandbox example", () => {
   });
 
   it("is printed by npm start with the real URL and key, and not in production mode", () => {
-    const opts = { seconds: 1, gateways: ["http://127.0.0.1:9123"], replicas: 1, adminToken: "t" };
-    const text = banner({ ...opts, seed: { apiKey: "rk_live_example" } });
+    const opts = {
+      seconds: 1,
+      gateways: ["http://127.0.0.1:9123"],
+      replicas: 1,
+      adminToken: "t",
+      data: { state: "new", dir: "/tmp/ramp" },
+    } as const;
+    const text = banner({ ...opts, seed: { apiKey: "rk_live_example", webhookSecret: "whsec_example" } });
     for (const command of sandboxOfframpCommands("http://127.0.0.1:9123", "rk_live_example")) {
       const indented = command.replace(/^/gm, "    ");
       expect(text).toContain(indented);

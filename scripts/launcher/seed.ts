@@ -1,4 +1,5 @@
-// Waits for the stack to answer, then gives the sandbox market rates and a business to try it with.
+// Waits for the stack to answer, then gives the sandbox market rates and a business to try it with:
+// the business of the last start when its key still works, so a restart keeps the key integrators use.
 
 const SANDBOX_RATES: Record<string, [number, number]> = {
   NGN: [1650, 1580],
@@ -24,23 +25,41 @@ async function retry<T>(what: string, signal: AbortSignal, fn: () => Promise<T |
 
 export interface SandboxSeed {
   apiKey: string;
+  webhookSecret: string;
 }
 
 /**
- * Every gateway replica answers /readyz; then, through the first, the admin calls that also need
- * pricing and webhook-dispatcher: market rates and (in the sandbox) a business whose key is printed.
+ * Every gateway replica answers /readyz, which it does once every service it calls has a responder on
+ * this stack's NATS.
  */
-export async function awaitReadyAndSeed(
-  gateways: readonly string[],
-  adminToken: string,
-  sandbox: boolean,
-  signal: AbortSignal,
-): Promise<SandboxSeed | undefined> {
+export async function awaitGatewaysReady(gateways: readonly string[], signal: AbortSignal): Promise<void> {
   for (const url of gateways) {
-    await retry(`${url}/readyz`, signal, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined));
+    await retry(`${url}/readyz`, signal, async () =>
+      (await fetch(`${url}/readyz`, { signal })).ok ? true : undefined,
+    );
   }
-  if (!sandbox) return undefined;
-  const base = gateways[0]!;
+}
+
+/**
+ * The sandbox business: `kept` (the last start's) when the gateway still accepts its key; else a new
+ * one, after the sandbox market rates (set only then, so rates an operator changed survive a restart).
+ */
+export async function sandboxBusiness(
+  base: string,
+  adminToken: string,
+  kept: SandboxSeed | undefined,
+  signal: AbortSignal,
+): Promise<{ seed: SandboxSeed; reused: boolean }> {
+  if (kept) {
+    const status = await retry("sandbox key check", signal, async () => {
+      const res = await fetch(`${base}/pub/v2/rate?currency=NGN`, {
+        headers: { "x-api-key": kept.apiKey },
+        signal,
+      });
+      return res.status >= 500 ? undefined : res.status;
+    });
+    if (status !== 401 && status !== 403) return { seed: kept, reused: true };
+  }
   const admin = (method: string, path: string, body: unknown) =>
     fetch(`${base}/admin/v1${path}`, {
       method,
@@ -53,8 +72,11 @@ export async function awaitReadyAndSeed(
       (await admin("PUT", `/rates/${currency}`, { onRamp, offRamp })).ok ? true : undefined,
     );
   }
-  return retry("sandbox business", signal, async () => {
+  const seed = await retry("sandbox business", signal, async () => {
     const res = await admin("POST", "/businesses", { name: "Sandbox Business", feeBps: 0 });
-    return res.status === 201 ? ((await res.json()) as SandboxSeed) : undefined;
+    if (res.status !== 201) return undefined;
+    const { apiKey, webhookSecret } = (await res.json()) as SandboxSeed;
+    return { apiKey, webhookSecret };
   });
+  return { seed, reused: false };
 }

@@ -25,7 +25,7 @@ export * from "./messages/rpc.ts";
 export * from "./messages/signing.ts";
 export * from "./messages/streams.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
-export { type RouteId, Routes } from "./routes.ts";
+export { DependencyState, type RouteId, Routes } from "./routes.ts";
 export { samplePayment, sampleTransaction } from "./samples.ts";
 export * from "./text.ts";
 export * from "./validation.ts";

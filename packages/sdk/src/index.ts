@@ -2,6 +2,7 @@ export { createRampClient, type RampClient } from "./client.ts";
 export { RampApiError, WebhookVerificationError, type WebhookVerificationReason } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export type { CallOptions, RampClientOptions } from "./transport.ts";
+export type * from "./types.ts";
 export {
   type VerifyWebhookOptions,
   verifyWebhook,

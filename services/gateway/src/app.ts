@@ -25,6 +25,7 @@ import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { openRateLimitStore } from "./rate-limit-store.ts";
+import { dependencyStates } from "./readiness.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { publicRoutes } from "./routes/public.ts";
@@ -115,8 +116,9 @@ export function createApp(deps: AppDeps) {
   const health = healthHandler(deps.ready);
   register(Routes.healthz, async (c) => c.json((await health(Routes.healthz.path)).body, 200));
   register(Routes.readyz, async (c) => {
-    const r = await health(Routes.readyz.path);
-    return c.json(r.body, r.status === 200 ? 200 : 503);
+    const [own, services] = await Promise.all([health(Routes.readyz.path), dependencyStates(deps.nc)]);
+    const ready = own.status === 200 && Object.values(services).every((s) => s === "ready");
+    return c.json({ status: ready ? "ready" : "unavailable", services }, ready ? 200 : 503);
   });
   referenceRoutes(register, deps.config.PUBLIC_BASE_URL ?? "/");
 
