@@ -157,7 +157,7 @@ describe("the OpenAPI document shows every string the API takes as bounded and c
         "post /pub/v2/payment body.reference",
         "post /admin/v1/businesses body.name",
         "get /pub/v2/webhook/deliveries query:id",
-        "post /pub/v2/webhook/deliveries/{id}/redeliver path:id",
+        "post /pub/v2/webhook/deliveries/{deliveryId}/redeliver path:deliveryId",
       ]),
     );
   });

@@ -318,7 +318,7 @@ describe("hostile strings are refused at the edge, before any service is called"
       "id",
       () => app.request(`/pub/v2/webhook/deliveries?id=${encodeURIComponent(text)}`, { headers: keyed() }),
     ],
-    ["id", () => post(`/pub/v2/webhook/deliveries/${encodeURIComponent(text)}/redeliver`, {})],
+    ["deliveryId", () => post(`/pub/v2/webhook/deliveries/${encodeURIComponent(text)}/redeliver`, {})],
     [
       "cursor",
       () => app.request(`/pub/v2/transactions?cursor=${encodeURIComponent(text)}`, { headers: keyed() }),
