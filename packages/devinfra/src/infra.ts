@@ -4,7 +4,13 @@ import { join, resolve } from "node:path";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
 import { createNatsCredentials, type NatsCredentials, natsNkeyEnv, natsSeedEnv } from "./nats-auth.ts";
-import { ensurePostgres, type PostgresServer, postgresAvailable, startPostgres } from "./postgres.ts";
+import {
+  ensurePostgres,
+  installContainmentIndexes,
+  type PostgresServer,
+  postgresAvailable,
+  startPostgres,
+} from "./postgres.ts";
 import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
@@ -89,6 +95,7 @@ export async function startFerretOnPostgres(
 ): Promise<LocalDatabase & { postgres: PostgresServer }> {
   const pg = await startPostgres(postgresBinDir, dataDir, undefined, launch);
   try {
+    installContainmentIndexes(postgresBinDir, pg);
     const ferret = await startFerret(ferretdb, dataDir, port, { ...launch, postgresqlUrl: pg.url });
     return {
       ...ferret,
