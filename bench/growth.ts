@@ -112,6 +112,9 @@ async function main() {
     dataDir,
     adminToken: ADMIN_TOKEN,
     serviceEnv: { "chain-watcher": sandboxChainEnv, gateway: { RATE_LIMIT_PER_SECOND: "0" } },
+  }).catch(async (err: unknown) => {
+    await db?.stop();
+    throw err;
   });
   const base = stack.gatewayUrl;
   const request = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
