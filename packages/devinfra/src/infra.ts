@@ -10,7 +10,13 @@ import {
   natsNkeyEnv,
   natsSeedEnv,
 } from "./nats-auth.ts";
-import { ensurePostgres, type PostgresServer, postgresAvailable, startPostgres } from "./postgres.ts";
+import {
+  ensurePostgres,
+  installContainmentIndexes,
+  type PostgresServer,
+  postgresAvailable,
+  startPostgres,
+} from "./postgres.ts";
 import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
@@ -96,6 +102,7 @@ export async function startFerretOnPostgres(
 ): Promise<LocalDatabase & { postgres: PostgresServer }> {
   const pg = await startPostgres(postgresBinDir, dataDir, undefined, launch);
   try {
+    installContainmentIndexes(postgresBinDir, pg);
     const ferret = await startFerret(ferretdb, dataDir, port, { ...launch, postgresqlUrl: pg.url });
     return {
       ...ferret,

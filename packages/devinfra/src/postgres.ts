@@ -236,3 +236,63 @@ async function waitForPostgres(binDir: string, port: number, child: ChildProcess
   }
   throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within 60 s (see ${logFile})`);
 }
+
+/**
+ * FerretDB 1.24 pushes an equality down as `_jsonb->'field' @> value` (jsonb containment), and builds
+ * each index the services ask for as a btree on `_jsonb->'field'`, which cannot answer `@>`: without
+ * more, every query it sends — a lookup by `_id` included — is a sequential scan of the whole table,
+ * its cost growing with every document ever stored. This event trigger gives each of those btree
+ * indexes a GIN twin on its leading field, which does answer `@>`, so an equality on an indexed field
+ * (`_id`, a state, a pending-work flag) reads the matching rows only. Installed before FerretDB starts,
+ * so it covers every collection it creates; the twins live and die with their tables.
+ */
+const CONTAINMENT_INDEXES_SQL = `
+CREATE OR REPLACE FUNCTION ramp_containment_index() RETURNS event_trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  cmd record;
+  tbl regclass;
+  idx name;
+  expr text;
+BEGIN
+  FOR cmd IN SELECT objid FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE INDEX' LOOP
+    SELECT i.indrelid::regclass, c.relname, pg_get_indexdef(i.indexrelid, 1, true)
+      INTO tbl, idx, expr
+      FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+      WHERE i.indexrelid = cmd.objid AND a.amname = 'btree';
+    CONTINUE WHEN expr IS NULL OR expr NOT LIKE '(_jsonb -> %';
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops)',
+      left(idx, 59) || '_gin', tbl, expr);
+  END LOOP;
+END
+$fn$;
+DROP EVENT TRIGGER IF EXISTS ramp_containment_index;
+CREATE EVENT TRIGGER ramp_containment_index ON ddl_command_end WHEN TAG IN ('CREATE INDEX')
+  EXECUTE FUNCTION ramp_containment_index();
+`;
+
+/** Installs the trigger above into the cluster FerretDB will use (its URL's database). */
+export function installContainmentIndexes(binDir: string, pg: PostgresServer): void {
+  psql(binDir, pg, ["-v", "ON_ERROR_STOP=1", "-q"], CONTAINMENT_INDEXES_SQL);
+}
+
+/**
+ * Runs psql against `pg` (its URL's database) and returns what it printed; the password goes through
+ * the environment, never the command line.
+ */
+export function psql(binDir: string, pg: PostgresServer, args: string[], input?: string): string {
+  const url = new URL(pg.url);
+  const r = spawnSync(join(binDir, "psql"), ["-X", ...args], {
+    input,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      PGHOST: url.hostname,
+      PGPORT: url.port,
+      PGUSER: decodeURIComponent(url.username),
+      PGPASSWORD: decodeURIComponent(url.password),
+      PGDATABASE: url.pathname.slice(1) || "postgres",
+    },
+  });
+  if (r.status !== 0) throw new Error(`psql failed: ${r.stderr || r.error}`);
+  return r.stdout;
+}

@@ -145,7 +145,7 @@ export async function flushOrDefer<T extends Document & WithOutbox>(
 
 export interface SweeperOptions {
   intervalMs?: number;
-  /** Documents read per page; every pending document is visited each sweep, oldest first. */
+  /** Documents read per page. */
   pageSize?: number;
   /** Entries younger than this are left to the writer that queued them. */
   graceMs?: number;
@@ -158,9 +158,22 @@ export type SweepFlush<T extends Document & WithOutbox> = (
 ) => Promise<number>;
 
 /**
+ * Set (to true) on a document in the same write that queues entries in its outbox, and unset by a sweep
+ * once the outbox is empty: the sweep finds pending work by this equality alone, which MongoDB and
+ * FerretDB both answer from an index, instead of a condition on `outbox.0.at` that FerretDB evaluates
+ * by reading every document ever stored. Written only where entries are queued, cleared only by the
+ * sweep, so the hot path pays no write for it.
+ */
+export const OUTBOX_PENDING = "outboxPending";
+
+/** Clears the flag of a document whose outbox is empty (run as one of its writes). */
+export type SweepClear<T extends Document & WithOutbox> = (id: T["_id"]) => Promise<void>;
+
+/**
  * Re-sends anything a crash left in outboxes: at start-up, then `intervalMs` after each sweep ends, so
- * sweeps never overlap. Pages go oldest entry first (keyset on the first entry's time, then `_id`), and
- * a document that fails is skipped for this sweep, never blocking the ones behind it.
+ * sweeps never overlap. It reads only flagged documents (`OUTBOX_PENDING`), so its cost follows the work
+ * pending, never the documents stored; each page is sent oldest entry first. A document whose outbox is
+ * empty has its flag cleared; one that fails is skipped for this sweep, never blocking the ones behind it.
  * Safe in every replica at once: publishing is deduplicated by msgId and removal is by exact value.
  */
 export function startOutboxSweeper<T extends Document & WithOutbox>(
@@ -169,6 +182,7 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
   log: Logger,
   opts: SweeperOptions = {},
   flush: SweepFlush<T> = (id, queuedBefore) => flushOutbox(js, collection, id, { queuedBefore }),
+  clear: SweepClear<T> = (id) => clearPending(collection, id),
 ): { stop(): Promise<void>; sweep(): Promise<number> } {
   const intervalMs = opts.intervalMs ?? 2_000;
   const pageSize = opts.pageSize ?? 200;
@@ -177,24 +191,24 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
 
   const sweep = async (): Promise<number> => {
     const before = new Date(Date.now() - graceMs);
-    let after: { at: Date; id: unknown } | null = null as { at: Date; id: unknown } | null;
+    // Documents left flagged (young entries, a failed publish) come back in later pages of this
+    // sweep; they are not visited twice, and the sweep ends at a page that brings nothing new.
+    const seen = new Set<string>();
     let sent = 0;
     while (!stopped) {
-      const keyset: Document = after
-        ? {
-            $or: [{ "outbox.0.at": { $gt: after.at } }, { "outbox.0.at": after.at, _id: { $gt: after.id } }],
-          }
-        : {};
+      const limit = pageSize + seen.size;
       const page: Document[] = await collection
-        .find({ "outbox.0.at": { $lte: before }, ...keyset } as unknown as Filter<T>, {
-          projection: { _id: 1, outbox: 1 },
-        })
-        .sort({ "outbox.0.at": 1, _id: 1 })
-        .limit(pageSize)
+        .find({ [OUTBOX_PENDING]: true } as unknown as Filter<T>, { projection: { _id: 1, outbox: 1 } })
+        .limit(limit)
         .toArray();
-      for (const doc of page) {
+      const fresh = page.filter((d) => !seen.has(String(d._id))).sort((a, b) => firstAt(a) - firstAt(b));
+      for (const doc of fresh) {
+        seen.add(String(doc._id));
         try {
-          sent += await flush(doc._id, before);
+          const entries = (doc.outbox as OutboxEntry[] | undefined) ?? [];
+          const due = entries.filter((e) => e.at.getTime() <= before.getTime()).length;
+          if (due > 0) sent += await flush(doc._id, before);
+          if (due === entries.length) await clear(doc._id);
         } catch (err) {
           log.warn(
             { err, id: String(doc._id), collection: collection.collectionName },
@@ -202,17 +216,14 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
           );
         }
       }
-      const last: Document | undefined = page.at(-1);
-      const lastAt: Date | undefined = (last?.outbox as OutboxEntry[] | undefined)?.[0]?.at;
-      if (page.length < pageSize || !last || !lastAt) break;
-      after = { at: lastAt, id: last._id };
+      if (fresh.length === 0 || page.length < limit) break;
     }
     if (sent) log.info({ sent, collection: collection.collectionName }, "outbox sweep re-sent messages");
     return sent;
   };
 
-  // Serves the oldest-first keyset; created once per start, idempotently.
-  const indexed = collection.createIndex({ "outbox.0.at": 1, _id: 1 }).catch((err: unknown) => {
+  // Serves the flag's equality (sparse: only pending documents carry it); created once per start.
+  const indexed = collection.createIndex({ [OUTBOX_PENDING]: 1 }, { sparse: true }).catch((err: unknown) => {
     log.warn({ err, collection: collection.collectionName }, "outbox index not created");
   });
   const loop = startPeriodic(
@@ -231,4 +242,22 @@ export function startOutboxSweeper<T extends Document & WithOutbox>(
       await loop.stop();
     },
   };
+}
+
+const firstAt = (doc: Document) =>
+  ((doc.outbox as OutboxEntry[] | undefined)?.[0]?.at.getTime() ?? 0) as number;
+
+/**
+ * Unsets the pending flag if the outbox is empty: the condition is in the filter, and callers that
+ * share the document with other writers run it as one of its writes (FerretDB applies the filter and
+ * the update apart).
+ */
+export async function clearPending<T extends Document & WithOutbox>(
+  collection: Collection<T>,
+  id: T["_id"],
+): Promise<void> {
+  await collection.updateOne(
+    { _id: id, outbox: { $size: 0 } } as Filter<T>,
+    { $unset: { [OUTBOX_PENDING]: "" } } as never,
+  );
 }

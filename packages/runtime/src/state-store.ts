@@ -4,8 +4,10 @@ import type { Claims } from "./claims.ts";
 import type { Logger } from "./logger.ts";
 import { isDuplicateKey } from "./mongo.ts";
 import {
+  clearPending,
   flushOrDefer,
   flushOutbox,
+  OUTBOX_PENDING,
   type OutboxEntry,
   type SweeperOptions,
   startOutboxSweeper,
@@ -108,7 +110,8 @@ function outboxCollection<T extends Document & WithOutbox>(
       // An insert is atomic on both databases and rewrites nothing, so it needs no hold on the document.
       let created = true;
       try {
-        await col.insertOne(doc);
+        // Flagged when it carries entries, so a sweep finds them if this process dies before sending.
+        await col.insertOne(doc.outbox.length > 0 ? { ...doc, [OUTBOX_PENDING]: true } : doc);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
         created = false;
@@ -125,8 +128,13 @@ function outboxCollection<T extends Document & WithOutbox>(
     },
     flush: (id, stored) => flushOrDefer(js, col, id, log, { guard: guard(id), stored }),
     startSweeper: (opts) =>
-      startOutboxSweeper(js, col, log, opts, (id, queuedBefore) =>
-        flushOutbox(js, col, id, { queuedBefore, guard: guard(id) }),
+      startOutboxSweeper(
+        js,
+        col,
+        log,
+        opts,
+        (id, queuedBefore) => flushOutbox(js, col, id, { queuedBefore, guard: guard(id) }),
+        (id) => guard(id)(() => clearPending(col, id)),
       ),
   };
 }
@@ -210,7 +218,10 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
           const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
           const events = change.events?.({ ...doc, ...set } as T) ?? [];
           const update = {
-            $set: alone ? { ...set, [`exits.${change.from}`]: owner } : set,
+            $set: {
+              ...(alone ? { ...set, [`exits.${change.from}`]: owner } : set),
+              ...(events.length ? { [OUTBOX_PENDING]: true } : {}),
+            },
             ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
           } as unknown as UpdateFilter<T>;
           // Alone, the state just read is the state updated; the filter stays on _id, which FerretDB

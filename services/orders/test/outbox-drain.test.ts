@@ -8,6 +8,7 @@ import {
   ensureStreams,
   flushOutbox,
   newTraceContext,
+  OUTBOX_PENDING,
   type OutboxEntry,
   outboxEntry,
   startOutboxSweeper,
@@ -19,6 +20,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 interface Doc extends WithOutbox {
   _id: string;
   n: number;
+  /** Set by the stores' writes beside queued entries (see OUTBOX_PENDING). */
+  outboxPending?: boolean;
 }
 
 let nats: TestNats;
@@ -113,6 +116,7 @@ describe("outbox", () => {
       _id: `h${String(i).padStart(5, "0")}`,
       n: i,
       outbox: [entry(`hist-${i}`, new Date(base + i))],
+      [OUTBOX_PENDING]: true,
     }));
     for (let i = 0; i < history.length; i += 250) await col.insertMany(history.slice(i, i + 250));
     const sweeper = startOutboxSweeper(jetstream(nc), col, log, {
@@ -123,7 +127,12 @@ describe("outbox", () => {
     try {
       await eventually(async () => ((await pending(col)) === 0 ? true : undefined), 280_000, 500);
       // …then one more, the newest, saved in the crash window after all that history was drained.
-      await col.insertOne({ _id: "z-late", n: -1, outbox: [entry("late-1", new Date())] });
+      await col.insertOne({
+        _id: "z-late",
+        n: -1,
+        outbox: [entry("late-1", new Date())],
+        [OUTBOX_PENDING]: true,
+      });
       await eventually(async () => ((await pending(col)) === 0 ? true : undefined), 20_000, 200);
     } finally {
       await sweeper.stop();

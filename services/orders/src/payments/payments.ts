@@ -122,7 +122,11 @@ export function createPayments(deps: {
   });
 
   const payments: Payments = {
-    init: () => ensureKeyIndex(col),
+    async init() {
+      // The expiry sweep's equality: its leading field is what FerretDB can find by index.
+      await col.createIndex({ status: 1, expiresAt: 1 });
+      await ensureKeyIndex(col);
+    },
     async create(
       {
         idempotencyKey,

@@ -1,0 +1,242 @@
+/**
+ * Cost as the data grows: the same requests against a business with 10⁴, then 10⁵ (then, when asked,
+ * 10⁶) stored orders. Every service runs as its own process (as deployed) on the local database
+ * (FerretDB on PostgreSQL where PostgreSQL is installed); this process seeds and measures from outside.
+ *
+ * History is seeded straight into the orders service's database in batches (insertMany), each order
+ * built by the service's own builder (the fixture its tests use, over `baseDoc`): finished orders of
+ * one business, one a minute back from now, mixed types, statuses and currencies, nothing pending.
+ * Then, at each size, BENCH_GROWTH_REQUESTS requests one after another (each row stops early once it
+ * has spent BENCH_GROWTH_ROW_S seconds; a request gives up after 12 s):
+ *
+ *   lookup        GET /pub/v2/transaction/{id} of a random stored order
+ *   list p1, p2   GET /pub/v2/transactions?limit=20, then its nextCursor
+ *   filtered      GET /pub/v2/transactions?limit=20&status=COMPLETED&currency=NGN
+ *   create        POST /pub/v2/offramp
+ *   floor         the database's own findOne({_id}) on the same collection, from this process
+ *
+ * and the sweeps' cost: rows PostgreSQL reads (sequential + index fetches, over every table of every
+ * service, from its statistics) per minute while the system is idle for BENCH_GROWTH_IDLE_S seconds —
+ * all that runs then is the periodic sweeps. Finally how long the orders service takes to stop.
+ *
+ *   npm run bench:growth
+ *   BENCH_GROWTH_SIZES=1000000 npm run bench:growth     (10⁶: seeding took 272 s on 2 busy cores, with
+ *                                                      FerretDB on PostgreSQL; 10⁵ takes 40–45 s)
+ *
+ * MONGODB_URI is honoured (then the sweep row is not measured: it reads PostgreSQL's statistics).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import {
+  DATA_DIR,
+  ensureNatsServer,
+  findPostgres,
+  type PostgresServer,
+  psql,
+  startLocalDatabase,
+  TOOLS_DIR,
+} from "@ramp/devinfra";
+import { type Collection, ObjectId } from "mongodb";
+import { startProcessStack } from "../e2e/support/process-stack.ts";
+import { sandboxChainEnv } from "../e2e/support/tokens.ts";
+import type { OrderDoc } from "../services/orders/src/orders/order-doc.ts";
+import { orderFixture } from "../services/orders/test/support/order-fixture.ts";
+import { ORDER_BODIES } from "./support/order-bodies.ts";
+import { envNumber, report } from "./support/report.ts";
+
+const SIZES = (process.env.BENCH_GROWTH_SIZES ?? "10000,100000").split(",").map(Number);
+const REQUESTS = envNumber("BENCH_GROWTH_REQUESTS", 20);
+const ROW_S = envNumber("BENCH_GROWTH_ROW_S", 30);
+const IDLE_S = envNumber("BENCH_GROWTH_IDLE_S", 20);
+const BATCH = 2_000;
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+
+interface Row {
+  what: string;
+  n: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+/** Times `call` up to REQUESTS times, one after another, within the row's time budget. */
+async function timed(what: string, call: (i: number) => Promise<boolean>): Promise<Row> {
+  const ms: number[] = [];
+  let failed = 0;
+  const until = performance.now() + ROW_S * 1000;
+  for (let i = 0; i < REQUESTS && performance.now() < until; i++) {
+    const t = performance.now();
+    const ok = await call(i).catch(() => false);
+    ms.push(performance.now() - t);
+    if (!ok) failed++;
+  }
+  ms.sort((a, b) => a - b);
+  return { what, n: ms.length, p50: pct(ms, 0.5), p99: pct(ms, 0.99), failed };
+}
+
+/** Finished orders of one business, one a minute back from `newest`; the i-th of all ever seeded. */
+function historic(businessId: string, i: number, newest: number): OrderDoc {
+  const createdAt = new Date(newest - i * 60_000);
+  const kind = i % 4 === 0 ? "ON_RAMP" : "OFF_RAMP";
+  return orderFixture(
+    {
+      _id: ObjectId.createFromTime(Math.floor(createdAt.getTime() / 1000)),
+      createdAt,
+      transactionType: kind,
+      status: i % 10 === 0 ? "ERROR" : "COMPLETED",
+      currency: i % 3 === 0 ? "GHS" : "NGN",
+    },
+    businessId,
+  );
+}
+
+/** Rows PostgreSQL has read so far (sequential and by index), over every table. */
+const ROWS_READ =
+  "select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0) from pg_stat_user_tables";
+const rowsRead = (binDir: string, pg: PostgresServer) =>
+  Number(psql(binDir, pg, ["-A", "-t", "-c", ROWS_READ]).trim());
+
+async function main() {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const dataDir = mkdtempSync(join(DATA_DIR, "bench-growth-"));
+  const db = process.env.MONGODB_URI ? undefined : await startLocalDatabase(dataDir);
+  const pg = db && "postgres" in db ? (db.postgres as PostgresServer) : undefined;
+  const pgBin = pg ? findPostgres() : undefined;
+  console.log(`database: ${db?.kind ?? process.env.MONGODB_URI}`);
+  const stack = await startProcessStack({
+    mongoUrl: process.env.MONGODB_URI ?? db?.url ?? "",
+    natsBin: ensureNatsServer(TOOLS_DIR),
+    dataDir,
+    adminToken: ADMIN_TOKEN,
+    serviceEnv: { "chain-watcher": sandboxChainEnv, gateway: { RATE_LIMIT_PER_SECOND: "0" } },
+  }).catch(async (err: unknown) => {
+    await db?.stop();
+    throw err;
+  });
+  const base = stack.gatewayUrl;
+  const request = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(12_000),
+    });
+    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+  };
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  await request("PUT", "/admin/v1/rates/NGN", admin, { onRamp: 1650, offRamp: 1600 });
+  const biz = await request("POST", "/admin/v1/businesses", admin, {
+    name: `Growth ${randomBytes(3).toString("hex")}`,
+    feeBps: 0,
+  });
+  const businessId = String(biz.body.id);
+  const key = { "x-api-key": String(biz.body.apiKey) };
+  const orders: Collection<OrderDoc> = (await stack.db("orders")).collection<OrderDoc>("orders");
+  const newest = Date.now() - 60_000;
+  const ids: ObjectId[] = [];
+  let seeded = 0;
+  const table: string[] = [];
+  const sweeps: string[] = [];
+  const line = (size: number, r: Row, floor?: Row) => {
+    const cell = `${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} ms`;
+    const extra = floor ? `floor findOne({_id}) ${floor.p50.toFixed(1)} / ${floor.p99.toFixed(1)} ms` : "";
+    table.push(
+      `| ${size.toLocaleString("en")} | ${r.what} | ${cell} | ${r.n}${r.failed ? ` (${r.failed} failed)` : ""} | ${extra} |`,
+    );
+    report({
+      key: `growth-${r.what.replace(/\W+/g, "-")}-${size}`,
+      label: `${r.what} at ${size} orders`,
+      value: r.p99,
+      unit: "ms",
+      p50Ms: r.p50,
+      p99Ms: r.p99,
+    });
+  };
+
+  try {
+    for (const size of SIZES) {
+      const t0 = performance.now();
+      while (seeded < size) {
+        const n = Math.min(BATCH, size - seeded);
+        const docs = Array.from({ length: n }, (_, k) => historic(businessId, seeded + k, newest));
+        await orders.insertMany(docs, { ordered: false });
+        for (const d of docs) if (ids.length < 5_000 || Math.random() < 0.01) ids.push(d._id);
+        seeded += n;
+      }
+      const seedS = (performance.now() - t0) / 1000;
+      console.log(`\n${size.toLocaleString("en")} orders stored (seeded in ${seedS.toFixed(1)} s)`);
+      const pick = () => ids[Math.floor(Math.random() * ids.length)] as ObjectId;
+
+      const floor = await timed(
+        "findOne({_id})",
+        async () => (await orders.findOne({ _id: pick() })) !== null,
+      );
+      // Lists last: a list the gateway gave up on may still be running in orders and in the database,
+      // which would weigh on whatever came after it.
+      const rows: Row[] = [
+        await timed("lookup", async () => {
+          const r = await request("GET", `/pub/v2/transaction/${pick().toHexString()}`, key);
+          return r.status === 200;
+        }),
+        await timed("create offramp", async () => {
+          const r = await request("POST", "/pub/v2/offramp", key, ORDER_BODIES.offramp);
+          return r.status === 200 || r.status === 201;
+        }),
+      ];
+      if (pg && pgBin) {
+        const before = rowsRead(pgBin, pg);
+        await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+        const perMin = ((rowsRead(pgBin, pg) - before) / IDLE_S) * 60;
+        sweeps.push(
+          `| ${size.toLocaleString("en")} | sweeps, idle | ${perMin.toFixed(0)} rows read/min | ${IDLE_S} s | |`,
+        );
+        report({
+          key: `growth-sweep-rows-${size}`,
+          label: `rows read per minute by sweeps at ${size} orders`,
+          value: perMin,
+          unit: "rows/min",
+        });
+      }
+      rows.push(
+        await timed("list page 1", async () => {
+          const r = await request("GET", "/pub/v2/transactions?limit=20", key);
+          return r.status === 200 && Array.isArray(r.body.data) && r.body.data.length === 20;
+        }),
+      );
+      const first = await request("GET", "/pub/v2/transactions?limit=20", key);
+      const cursor = String(first.body.nextCursor ?? "");
+      rows.push(
+        await timed("list page 2", async () => {
+          const r = await request("GET", `/pub/v2/transactions?limit=20&cursor=${cursor}`, key);
+          return r.status === 200 && Array.isArray(r.body.data) && r.body.data.length === 20;
+        }),
+        await timed("filtered list", async () => {
+          const r = await request("GET", "/pub/v2/transactions?limit=20&status=COMPLETED&currency=NGN", key);
+          return r.status === 200 && Array.isArray(r.body.data) && r.body.data.length === 20;
+        }),
+      );
+      for (const r of rows) line(size, r, r.what === "lookup" ? floor : undefined);
+      table.push(...sweeps.splice(0));
+      console.log(`seeding ${size.toLocaleString("en")}: ${seedS.toFixed(1)} s`);
+    }
+    // Give lists the gateway gave up on time to finish, then time a stop on its own.
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const t = performance.now();
+    await stack.service("orders").stop();
+    table.push(
+      `| ${seeded.toLocaleString("en")} | orders service stop | ${(performance.now() - t).toFixed(0)} ms | 1 | |`,
+    );
+  } finally {
+    console.log(`\n| stored orders | what | p50 / p99 | requests | floor |\n|---|---|---|---|---|`);
+    console.log(table.join("\n"));
+    await stack.close();
+    await db?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
