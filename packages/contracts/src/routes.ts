@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ConsoleRoutes } from "./console-routes.ts";
 import {
   BusinessParams,
   CreateBusinessRequest,
@@ -360,6 +361,8 @@ export const Routes = {
     ok: { status: 200, schema: z.string(), contentType: "text/javascript; charset=utf-8" },
     errors: [],
   },
+
+  ...ConsoleRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof Routes;

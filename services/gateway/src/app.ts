@@ -16,6 +16,7 @@ import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { KeyStore } from "./auth/api-keys.ts";
+import { consoleAuth } from "./auth/console.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
 import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -23,9 +24,11 @@ import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
+import type { ConsoleStores } from "./people/stores.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
@@ -39,6 +42,9 @@ export interface AppDeps {
   keys: KeyStore;
   rates: RateCache;
   idempotency: IdempotencyStore;
+  console: ConsoleStores;
+  /** The clock of sessions, lockout and TOTP (tests move it instead of sleeping). */
+  now?: () => number;
   log: Logger;
   ready: () => Promise<boolean>;
 }
@@ -91,6 +97,7 @@ export function createApp(deps: AppDeps) {
       apiKey: [auth, limit],
       sandbox: [auth, limit],
       admin: [adminAuth(deps.config.ADMIN_TOKEN)],
+      console: (route) => [consoleAuth({ ...deps.console, totpRequired: !deps.config.RAMP_SANDBOX })(route)],
       none: [],
     },
     idempotency: idempotency(deps.idempotency),
@@ -111,5 +118,12 @@ export function createApp(deps: AppDeps) {
   webhookRoutes(register, deps.nc);
   sandboxRoutes(register, deps.nc);
   adminRoutes(register, deps.nc, deps.keys);
+  consolePeopleRoutes(register, {
+    ...deps.console,
+    keys: deps.keys,
+    sandbox: deps.config.RAMP_SANDBOX,
+    trustProxy: deps.config.TRUST_PROXY,
+    now: deps.now ?? Date.now,
+  });
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Logger, TraceContext } from "@ramp/runtime";
 import type { Caller } from "./auth/api-keys.ts";
+import type { PersonDoc } from "./people/people-store.ts";
 
 /** Typed `c.var` of every request. */
 export interface GatewayEnv {
@@ -9,5 +10,9 @@ export interface GatewayEnv {
     caller: Caller;
     /** Set when the request carries an Idempotency-Key: what the owning service dedupes its effect by. */
     idempotencyKey: string | undefined;
+    /** The signed-in person of a console request (and of a successful sign-in). */
+    person: PersonDoc;
+    /** The console session's cookie value, for signing out. */
+    sessionId: string;
   };
 }
