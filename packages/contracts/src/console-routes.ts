@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { AuditFilter, AuditPage, AuditQuery } from "./http/audit.ts";
 import {
   ConsoleListQuery,
   ConsoleUser,
@@ -162,5 +164,31 @@ export const ConsoleRoutes = {
     params: PersonParams,
     ok: { status: 204 },
     errors: [400, 403, 404],
+  },
+  consoleAuditList: {
+    method: "get",
+    path: "/console/v1/audit",
+    summary: "Who changed what, newest first (a member sees its business's entries only)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: AuditQuery,
+    ok: { status: 200, schema: AuditPage },
+    errors: [400, 403],
+  },
+  consoleAuditExport: {
+    method: "get",
+    path: "/console/v1/audit/export",
+    summary: "Every matching audit entry as CSV, newest first",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: AuditFilter,
+    ok: {
+      status: 200,
+      schema: z.string().meta({ description: "RFC 4180 CSV with a header row; before/after as JSON" }),
+      contentType: "text/csv; charset=utf-8",
+    },
+    errors: [400, 403],
   },
 } as const satisfies Record<string, RouteDef>;

@@ -366,3 +366,10 @@ export const Routes = {
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof Routes;
+
+const routeIds = new Map<RouteDef, RouteId>(
+  Object.entries(Routes).map(([id, r]) => [r as RouteDef, id as RouteId]),
+);
+
+/** A route's operationId, its key in `Routes` (the audit log's `action`). */
+export const routeIdOf = (route: RouteDef): RouteId | undefined => routeIds.get(route);

@@ -15,6 +15,7 @@ import {
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
+import { auditWrites } from "./audit/middleware.ts";
 import type { KeyStore } from "./auth/api-keys.ts";
 import { consoleAuth } from "./auth/console.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
@@ -28,6 +29,7 @@ import type { ConsoleStores } from "./people/stores.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { consoleAuditRoutes } from "./routes/console-audit.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
@@ -101,6 +103,7 @@ export function createApp(deps: AppDeps) {
       none: [],
     },
     idempotency: idempotency(deps.idempotency),
+    audit: auditWrites(deps.console.audit),
     sandbox: deps.config.RAMP_SANDBOX,
   });
 
@@ -118,6 +121,7 @@ export function createApp(deps: AppDeps) {
   webhookRoutes(register, deps.nc);
   sandboxRoutes(register, deps.nc);
   adminRoutes(register, deps.nc, deps.keys);
+  consoleAuditRoutes(register, deps.console.audit);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

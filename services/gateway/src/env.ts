@@ -1,4 +1,5 @@
 import type { Logger, TraceContext } from "@ramp/runtime";
+import type { AuditNote } from "./audit/middleware.ts";
 import type { Caller } from "./auth/api-keys.ts";
 import type { PersonDoc } from "./people/people-store.ts";
 
@@ -14,5 +15,7 @@ export interface GatewayEnv {
     person: PersonDoc;
     /** The console session's cookie value, for signing out. */
     sessionId: string;
+    /** What the handler of an audited write says about it (see `noteAudit`). */
+    audit: AuditNote;
   };
 }

@@ -1,10 +1,12 @@
 import {
+  isAudited,
   isIdempotent,
   mapPathParams,
   type RouteAuth,
   type RouteDef,
   type RouteInput,
   type RouteResult,
+  routeIdOf,
 } from "@ramp/contracts";
 import type { Context, Handler, Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -40,6 +42,8 @@ export interface RegisterOptions {
   >;
   /** Runs after the guards on the routes `isIdempotent` names. */
   idempotency: MiddlewareHandler<GatewayEnv>;
+  /** Wraps every audited write (after its guards, so the actor is known): one entry per success. */
+  audit: (route: RouteDef, action: string) => MiddlewareHandler<GatewayEnv>;
   /** With the sandbox off, `sandbox` routes are not served at all (404). */
   sandbox: boolean;
 }
@@ -76,6 +80,7 @@ export function routeRegistrar(app: Hono<GatewayEnv>, opts: RegisterOptions): Re
     const guard = opts.guards[route.auth];
     const guards = [
       ...(typeof guard === "function" ? guard(route) : guard),
+      ...(isAudited(route) ? [opts.audit(route, routeIdOf(route) ?? `${route.method} ${route.path}`)] : []),
       ...(isIdempotent(route) ? [opts.idempotency] : []),
     ];
     const chain = [...guards, ...validators, run] as Handler<GatewayEnv>[];

@@ -271,6 +271,8 @@ const allowed: Record<string, string[]> = {
   consoleMemberList: ALL,
   consoleMemberCreate: ["admin", "operator", "member-owner"],
   consoleMemberDelete: ["admin", "operator", "member-owner"],
+  consoleAuditList: ALL,
+  consoleAuditExport: ALL,
 };
 
 /** Everyone signs in again: the expiry tests above moved the clock past their first sessions. */

@@ -71,6 +71,10 @@ export const isKeyed = (route: RouteDef) => route.auth === "apiKey" || route.aut
 export const isIdempotent = (route: RouteDef) =>
   isKeyed(route) && (route.method === "post" || route.method === "patch");
 
+/** Every write through the console or the admin API leaves exactly one audit entry. */
+export const isAudited = (route: RouteDef) =>
+  route.method !== "get" && (route.path.startsWith("/console/v1/") || route.path.startsWith("/admin/v1/"));
+
 /** The path with each `{name}` replaced by `fill(name)` (Hono's `:name`, or an encoded value). */
 export const mapPathParams = (path: string, fill: (name: string) => string) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) => fill(name));

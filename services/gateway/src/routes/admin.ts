@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { notFound, Routes, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
+import { noteAudit } from "../audit/middleware.ts";
 import type { KeyStore } from "../auth/api-keys.ts";
 import type { GatewayEnv } from "../env.ts";
 import type { Register } from "../register.ts";
@@ -17,11 +18,13 @@ export function adminRoutes(register: Register, nc: NatsConnection, keys: KeySto
     const { id } = await keys.createBusiness(name, feeBps);
     await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps }, c.var.trace);
     c.var.log.info({ businessId: id }, "business created");
+    noteAudit(c, { target: `business:${id}`, after: { name, feeBps }, businessId: id });
     return { id, name, ...(await issueKeyWithSecret(id, c.var.trace)) };
   });
 
   register(Routes.adminApiKeyIssue, async (c, { params: { id } }) => {
     if (!(await keys.businessExists(id))) throw notFound("Business not found");
+    noteAudit(c, { target: `business:${id}`, businessId: id });
     return issueKeyWithSecret(id, c.var.trace);
   });
 
@@ -31,11 +34,13 @@ export function adminRoutes(register: Register, nc: NatsConnection, keys: KeySto
     c.var.log.info("api key revoked");
   });
 
-  register(Routes.adminRateSet, async (c, { params: { currency }, body: { onRamp, offRamp } }) =>
-    callRpc(nc, Rpc.marketRateSet, { currency, onRamp, offRamp }, c.var.trace),
-  );
+  register(Routes.adminRateSet, async (c, { params: { currency }, body: { onRamp, offRamp } }) => {
+    noteAudit(c, { target: `rate:${currency}`, after: { onRamp, offRamp } });
+    return callRpc(nc, Rpc.marketRateSet, { currency, onRamp, offRamp }, c.var.trace);
+  });
 
   register(Routes.adminRateDelete, async (c, { params }) => {
     await callRpc(nc, Rpc.marketRateDelete, { currency: params.currency }, c.var.trace);
+    noteAudit(c, { target: `rate:${params.currency}` });
   });
 }

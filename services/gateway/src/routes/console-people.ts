@@ -10,6 +10,7 @@ import {
 } from "@ramp/contracts";
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
+import { noteAudit } from "../audit/middleware.ts";
 import type { KeyStore } from "../auth/api-keys.ts";
 import type { GatewayEnv } from "../env.ts";
 import type { Lockout } from "../people/lockout.ts";
@@ -50,8 +51,12 @@ function businessScope(person: PersonDoc, named: string | undefined): string | u
 export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
   const { people, sessions, lockout } = deps;
 
-  register(Routes.adminOperatorCreate, async (_c, { body }) => {
+  register(Routes.adminOperatorCreate, async (c, { body }) => {
     const doc = await people.create({ kind: "operator", ...body });
+    noteAudit(c, {
+      target: `operator:${doc._id.toHexString()}`,
+      after: { email: doc.email, role: doc.role },
+    });
     return { id: doc._id.toHexString(), email: doc.email, role: body.role };
   });
 
@@ -86,11 +91,13 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
       maxAge: ABSOLUTE_SESSION_SECONDS,
     });
     c.set("person", person);
+    noteAudit(c, { target: `person:${person._id.toHexString()}` });
     return { user: userOf(person), csrfToken } satisfies SessionDto;
   });
 
   register(Routes.consoleSignOut, async (c) => {
     await sessions.end(c.var.sessionId);
+    noteAudit(c, { target: `person:${c.var.person._id.toHexString()}` });
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
   });
 
@@ -104,6 +111,7 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     if (person.totpSecret !== null) throw new AppError("CONFLICT", "TOTP is already enabled");
     const secret = newTotpSecret();
     await people.setPendingTotp(person._id.toHexString(), secret);
+    noteAudit(c, { target: `person:${person._id.toHexString()}` });
     return { secret, otpauthUri: totpUri(secret, person.email) };
   });
 
@@ -116,6 +124,11 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     if (!(await people.enableTotp(person._id.toHexString(), pending))) {
       throw new AppError("CONFLICT", "No TOTP enrolment in progress");
     }
+    noteAudit(c, {
+      target: `person:${person._id.toHexString()}`,
+      before: { totpEnabled: false },
+      after: { totpEnabled: true },
+    });
     return userOf({ ...person, totpSecret: pending, pendingTotpSecret: null });
   });
 
@@ -129,14 +142,19 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     const page = await people.list({ kind: "operator" }, query);
     return { data: page.data.map(operatorDto), nextCursor: page.nextCursor };
   });
-  register(Routes.consoleOperatorCreate, async (_c, { body }) => {
+  register(Routes.consoleOperatorCreate, async (c, { body }) => {
     const doc = await people.create({ kind: "operator", ...body });
+    noteAudit(c, {
+      target: `operator:${doc._id.toHexString()}`,
+      after: { email: doc.email, role: doc.role },
+    });
     return { id: doc._id.toHexString(), email: doc.email, role: body.role };
   });
   register(Routes.consoleOperatorDelete, async (c, { params: { id } }) => {
     if (id === c.var.person._id.toHexString()) throw badRequest("You cannot remove yourself");
     const removed = await people.remove(id, { kind: "operator" });
     if (!removed) throw notFound("Operator not found");
+    noteAudit(c, { target: `operator:${id}`, before: { email: removed.email, role: removed.role } });
     await sessions.endAllOf(id);
   });
 
@@ -155,7 +173,10 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     const scope = businessScope(c.var.person, businessId);
     if (scope === undefined) throw badRequest(["businessId is required"]);
     if (!(await deps.keys.businessExists(scope))) throw notFound("Business not found");
-    return memberDto(await people.create({ kind: "member", ...body, businessId: scope }));
+    const doc = await people.create({ kind: "member", ...body, businessId: scope });
+    const after = { email: doc.email, role: doc.role, businessId: scope };
+    noteAudit(c, { target: `member:${doc._id.toHexString()}`, after, businessId: scope });
+    return memberDto(doc);
   });
   register(Routes.consoleMemberDelete, async (c, { params: { id } }) => {
     const person = c.var.person;
@@ -163,6 +184,8 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     const scope = person.kind === "member" ? (person.businessId ?? "") : undefined;
     const removed = await people.remove(id, { kind: "member", businessId: scope });
     if (!removed) throw notFound("Member not found");
+    const before = { email: removed.email, role: removed.role, businessId: removed.businessId };
+    noteAudit(c, { target: `member:${id}`, before, businessId: removed.businessId });
     await sessions.endAllOf(id);
   });
 }
