@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CreateBusinessRequest, CreatedBusinessDto } from "./http/admin.ts";
 import { AuditFilter, AuditPage, AuditQuery } from "./http/audit.ts";
 import {
   ConsoleListQuery,
@@ -16,6 +17,16 @@ import {
   TotpConfirmRequest,
   TotpEnrolmentDto,
 } from "./http/console.ts";
+import {
+  ApiKeyPage,
+  BusinessDto,
+  BusinessPage,
+  ConsoleCreatedKeyDto,
+  CreateKeyRequest,
+  KeyListQuery,
+  KeyParams,
+  UpdateBusinessRequest,
+} from "./http/console-keys.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
 
 /** Who may do what on the console, in one table: every console route names one of these. */
@@ -32,6 +43,8 @@ export const ConsoleAccessLevels = {
   operatorsAdmin: { operator: ["admin"] },
   /** Reading a business's team: every operator, and its own members. */
   teamRead: { operator: ["admin", "operator", "viewer"], member: ["owner", "developer", "viewer"] },
+  /** Running businesses: operators who write. */
+  operatorsWrite: { operator: ["admin", "operator"] },
   /** Managing a business's team and keys: writing operators, and the business's owners. */
   teamWrite: { operator: ["admin", "operator"], member: ["owner"] },
 } as const satisfies Record<string, ConsoleAccess>;
@@ -190,5 +203,72 @@ export const ConsoleRoutes = {
       contentType: "text/csv; charset=utf-8",
     },
     errors: [400, 403],
+  },
+  consoleKeyList: {
+    method: "get",
+    path: "/console/v1/keys",
+    summary: "A business's API keys by prefix, newest first (operators name businessId)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: KeyListQuery,
+    ok: { status: 200, schema: ApiKeyPage },
+    errors: [400, 403, 404],
+  },
+  consoleKeyCreate: {
+    method: "post",
+    path: "/console/v1/keys",
+    summary: "Create an API key; the key and its webhook secret are shown this once",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamWrite,
+    body: CreateKeyRequest,
+    ok: { status: 201, schema: ConsoleCreatedKeyDto },
+    errors: [400, 403, 404],
+  },
+  consoleKeyRevoke: {
+    method: "post",
+    path: "/console/v1/keys/{id}/revoke",
+    summary: "Revoke an API key: it answers 401 from then on, on every gateway replica",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamWrite,
+    params: KeyParams,
+    ok: { status: 204 },
+    errors: [400, 403, 404],
+  },
+  consoleBusinessList: {
+    method: "get",
+    path: "/console/v1/businesses",
+    summary: "Businesses, newest first",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsRead,
+    query: ConsoleListQuery,
+    ok: { status: 200, schema: BusinessPage },
+    errors: [400, 403],
+  },
+  consoleBusinessCreate: {
+    method: "post",
+    path: "/console/v1/businesses",
+    summary: "Create a business and its first API key",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    body: CreateBusinessRequest,
+    ok: { status: 201, schema: CreatedBusinessDto },
+    errors: [400, 403],
+  },
+  consoleBusinessUpdate: {
+    method: "patch",
+    path: "/console/v1/businesses/{id}",
+    summary: "Change a business's fee or suspend it (its keys get 403; its open orders still finish)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: KeyParams,
+    body: UpdateBusinessRequest,
+    ok: { status: 200, schema: BusinessDto },
+    errors: [400, 403, 404],
   },
 } as const satisfies Record<string, RouteDef>;

@@ -30,6 +30,7 @@ import { rateLimit } from "./rate-limit.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
+import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
@@ -122,6 +123,7 @@ export function createApp(deps: AppDeps) {
   sandboxRoutes(register, deps.nc);
   adminRoutes(register, deps.nc, deps.keys);
   consoleAuditRoutes(register, deps.console.audit);
+  consoleKeyRoutes(register, deps.nc, deps.keys);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

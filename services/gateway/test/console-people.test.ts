@@ -273,6 +273,12 @@ const allowed: Record<string, string[]> = {
   consoleMemberDelete: ["admin", "operator", "member-owner"],
   consoleAuditList: ALL,
   consoleAuditExport: ALL,
+  consoleKeyList: ALL,
+  consoleKeyCreate: ["admin", "operator", "member-owner"],
+  consoleKeyRevoke: ["admin", "operator", "member-owner"],
+  consoleBusinessList: OPS,
+  consoleBusinessCreate: ["admin", "operator"],
+  consoleBusinessUpdate: ["admin", "operator"],
 };
 
 /** Everyone signs in again: the expiry tests above moved the clock past their first sessions. */

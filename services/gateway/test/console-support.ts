@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ChangeFeeds, CSRF_HEADER, SESSION_COOKIE } from "@ramp/contracts";
+import { ChangeFeeds, CSRF_HEADER, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, createRateCache, openChangeFeed, type Stoppable } from "@ramp/runtime";
+import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -30,6 +30,8 @@ export interface ConsoleGateway {
   db: Db;
   keys: KeyStore;
   clock: { now: number };
+  /** What the pricing stand-in was told (profiles.set). */
+  profiles: unknown[];
   stop(): Promise<void>;
 }
 
@@ -66,15 +68,33 @@ export async function startConsoleGateway(opts: { sandbox: boolean; name: string
     log,
     ready: async () => true,
   });
-  const stoppers: Stoppable[] = [idempotency, rates, feed];
+  // Stand-ins for the services the console's writes go through, connected as their owners.
+  const pricing = await nats.connectAs("pricing");
+  const dispatcher = await nats.connectAs("webhook-dispatcher");
+  const profiles: unknown[] = [];
+  const stoppers: Stoppable[] = [
+    idempotency,
+    rates,
+    feed,
+    serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
+      profiles.push(req);
+      return { ok: true as const };
+    }),
+    serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
+      rampWebhookURL: "https://example.com/hook",
+      paymentWebhookURL: null,
+      webhookSecret: `whsec_${"ab".repeat(32)}`,
+    })),
+  ];
   return {
     app,
     db,
     keys,
     clock,
+    profiles,
     async stop() {
       for (const s of stoppers) await s.stop();
-      await nc.close();
+      await Promise.all([nc.close(), pricing.close(), dispatcher.close()]);
       await client.close();
       await nats.stop();
     },

@@ -3,29 +3,25 @@ import { notFound, Routes, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { noteAudit } from "../audit/middleware.ts";
 import type { KeyStore } from "../auth/api-keys.ts";
-import type { GatewayEnv } from "../env.ts";
 import type { Register } from "../register.ts";
+import { businessOps } from "./business-ops.ts";
 
 /** The operator API (businesses, API keys, market rates); registered behind the admin bearer token. */
 export function adminRoutes(register: Register, nc: NatsConnection, keys: KeyStore) {
-  const issueKeyWithSecret = async (businessId: string, trace: GatewayEnv["Variables"]["trace"]) => {
-    const { apiKey, apiKeyId } = await keys.issueKey(businessId);
-    const { webhookSecret } = await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId }, trace);
-    return { apiKey, webhookSecret };
-  };
+  const ops = businessOps(nc, keys);
 
   register(Routes.adminBusinessCreate, async (c, { body: { name, feeBps } }) => {
-    const { id } = await keys.createBusiness(name, feeBps);
-    await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps }, c.var.trace);
-    c.var.log.info({ businessId: id }, "business created");
-    noteAudit(c, { target: `business:${id}`, after: { name, feeBps }, businessId: id });
-    return { id, name, ...(await issueKeyWithSecret(id, c.var.trace)) };
+    const created = await ops.createBusiness(name, feeBps, c.var.trace);
+    c.var.log.info({ businessId: created.id }, "business created");
+    noteAudit(c, { target: `business:${created.id}`, after: { name, feeBps }, businessId: created.id });
+    return created;
   });
 
   register(Routes.adminApiKeyIssue, async (c, { params: { id } }) => {
     if (!(await keys.businessExists(id))) throw notFound("Business not found");
-    noteAudit(c, { target: `business:${id}`, businessId: id });
-    return issueKeyWithSecret(id, c.var.trace);
+    const { id: keyId, apiKey, webhookSecret } = await ops.issueKeyWithSecret(id, c.var.trace);
+    noteAudit(c, { target: `api-key:${keyId}`, businessId: id });
+    return { apiKey, webhookSecret };
   });
 
   // This replica forgets the key at once, every other replica as soon as the change feed reaches it.

@@ -19,6 +19,7 @@ import { type PeopleStore, type PersonDoc, userOf } from "../people/people-store
 import { ABSOLUTE_SESSION_SECONDS, type SessionStore } from "../people/sessions.ts";
 import { newTotpSecret, totpUri, totpValid } from "../people/totp.ts";
 import type { Register } from "../register.ts";
+import { businessScope } from "./console-keys.ts";
 
 export interface PeopleDeps {
   people: PeopleStore;
@@ -37,14 +38,6 @@ function secureCookie(c: Context<GatewayEnv>, deps: PeopleDeps) {
   if (!deps.sandbox) return true;
   const forwarded = deps.trustProxy ? c.req.header("x-forwarded-proto") : undefined;
   return (forwarded ?? new URL(c.req.url).protocol.replace(":", "")) !== "http";
-}
-
-/** The business a member-scoped request is about: a member's own; an operator names it. */
-function businessScope(person: PersonDoc, named: string | undefined): string | undefined {
-  if (person.kind === "operator") return named;
-  // Another business's id is answered as if it did not exist, as the public API does.
-  if (named !== undefined && named !== person.businessId) throw notFound("Business not found");
-  return person.businessId ?? undefined;
 }
 
 /** Sign-in, the session, TOTP enrolment, and the people who sign in (operators and members). */

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { jsonInteger } from "../decimals.ts";
+import { ConsoleListQuery, consolePage } from "./console.ts";
+import { ObjectIdString } from "./transactions.ts";
+
+/** A key as the console lists it: its first 8 characters, never the key. */
+export const ApiKeyDto = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+  rampWebhookURL: z.string().nullable(),
+  paymentWebhookURL: z.string().nullable(),
+});
+export type ApiKeyDto = z.infer<typeof ApiKeyDto>;
+export const ApiKeyPage = consolePage(ApiKeyDto);
+
+/** Operators name the business; a member's own is implied. */
+export const KeyListQuery = ConsoleListQuery.extend({ businessId: ObjectIdString.optional() });
+export const CreateKeyRequest = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  businessId: ObjectIdString.optional(),
+});
+export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
+
+/** Shown this once: only the key's hash is kept. */
+export const ConsoleCreatedKeyDto = z.object({
+  id: z.string(),
+  apiKey: z.string(),
+  webhookSecret: z.string(),
+});
+
+export const KeyParams = z.strictObject({ id: ObjectIdString });
+
+export const BusinessDto = z.object({
+  id: z.string(),
+  name: z.string(),
+  feeBps: z.number().int(),
+  suspended: z.boolean(),
+  createdAt: z.string(),
+});
+export type BusinessDto = z.infer<typeof BusinessDto>;
+export const BusinessPage = consolePage(BusinessDto);
+
+export const UpdateBusinessRequest = z
+  .strictObject({ feeBps: jsonInteger(5000).optional(), suspended: z.boolean().optional() })
+  .refine((b) => b.feeBps !== undefined || b.suspended !== undefined, "give feeBps or suspended");
+export type UpdateBusinessRequest = z.infer<typeof UpdateBusinessRequest>;

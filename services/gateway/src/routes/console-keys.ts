@@ -1,0 +1,106 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { type ApiKeyDto, type BusinessDto, badRequest, notFound, Routes, Rpc } from "@ramp/contracts";
+import { callRpc, type TraceContext } from "@ramp/runtime";
+import { noteAudit } from "../audit/middleware.ts";
+import type { BusinessDoc, KeyRecord, KeyStore } from "../auth/api-keys.ts";
+import type { PersonDoc } from "../people/people-store.ts";
+import type { Register } from "../register.ts";
+import { businessOps } from "./business-ops.ts";
+
+/** A member's own business; the one an operator names (required where `required`). */
+export function businessScope(person: PersonDoc, named: string | undefined): string | undefined {
+  if (person.kind === "operator") return named;
+  // Another business's id is answered as if it did not exist, as the public API does.
+  if (named !== undefined && named !== person.businessId) throw notFound("Business not found");
+  return person.businessId ?? undefined;
+}
+
+const businessDto = (d: BusinessDoc): BusinessDto => ({
+  id: d._id.toHexString(),
+  name: d.name,
+  feeBps: d.feeBps,
+  suspended: d.suspended === true,
+  createdAt: d.createdAt.toISOString(),
+});
+
+/** API keys of a business and the businesses themselves, for the console. */
+export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: KeyStore) {
+  const ops = businessOps(nc, keys);
+  const required = async (person: PersonDoc, named: string | undefined) => {
+    const id = businessScope(person, named);
+    if (id === undefined) throw badRequest(["businessId is required"]);
+    if (!(await keys.businessExists(id))) throw notFound("Business not found");
+    return id;
+  };
+  // The URLs live with webhook-dispatcher, per key; its answer's secret is dropped here.
+  const keyDto = async (k: KeyRecord, trace: TraceContext): Promise<ApiKeyDto> => {
+    const config = await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId: k.keyId }, trace);
+    return {
+      id: k.keyId,
+      prefix: k.prefix ?? "",
+      name: k.name ?? "",
+      createdAt: k.createdAt.toISOString(),
+      revokedAt: k.revokedAt?.toISOString() ?? null,
+      rampWebhookURL: config.rampWebhookURL,
+      paymentWebhookURL: config.paymentWebhookURL,
+    };
+  };
+
+  register(Routes.consoleKeyList, async (c, { query: { businessId, ...page } }) => {
+    const id = await required(c.var.person, businessId);
+    const found = await keys.listKeys(id, page);
+    return {
+      data: await Promise.all(found.data.map((k) => keyDto(k, c.var.trace))),
+      nextCursor: found.nextCursor,
+    };
+  });
+
+  register(Routes.consoleKeyCreate, async (c, { body: { name, businessId } }) => {
+    const id = await required(c.var.person, businessId);
+    const created = await ops.issueKeyWithSecret(id, c.var.trace, name);
+    noteAudit(c, {
+      target: `api-key:${created.id}`,
+      after: { name, prefix: created.apiKey.slice(0, 8) },
+      businessId: id,
+    });
+    return created;
+  });
+
+  register(Routes.consoleKeyRevoke, async (c, { params: { id } }) => {
+    const person = c.var.person;
+    const scope = person.kind === "member" ? (person.businessId ?? "") : undefined;
+    if ((await keys.revokeById(id, scope)) === "unknown") throw notFound("API key not found");
+    noteAudit(c, { target: `api-key:${id}`, after: { revoked: true }, businessId: scope ?? null });
+  });
+
+  register(Routes.consoleBusinessList, async (_c, { query }) => {
+    const page = await keys.listBusinesses(query);
+    return { data: page.data.map(businessDto), nextCursor: page.nextCursor };
+  });
+
+  register(Routes.consoleBusinessCreate, async (c, { body: { name, feeBps } }) => {
+    const created = await ops.createBusiness(name, feeBps, c.var.trace);
+    noteAudit(c, { target: `business:${created.id}`, after: { name, feeBps }, businessId: created.id });
+    return created;
+  });
+
+  register(Routes.consoleBusinessUpdate, async (c, { params: { id }, body }) => {
+    const before = await keys.business(id);
+    if (!before) throw notFound("Business not found");
+    // The fee is pricing's: it is told first, so the copy here never shows a fee pricing does not use.
+    if (body.feeBps !== undefined) {
+      await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps: body.feeBps }, c.var.trace);
+    }
+    const after = await keys.updateBusiness(id, body);
+    if (!after) throw notFound("Business not found");
+    const was = businessDto(before);
+    const now = businessDto(after);
+    noteAudit(c, {
+      target: `business:${id}`,
+      before: { feeBps: was.feeBps, suspended: was.suspended },
+      after: { feeBps: now.feeBps, suspended: now.suspended },
+      businessId: id,
+    });
+    return now;
+  });
+}
