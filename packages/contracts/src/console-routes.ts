@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { CreateBusinessRequest, CreatedBusinessDto } from "./http/admin.ts";
+import {
+  CreateBusinessRequest,
+  CreatedBusinessDto,
+  CurrencyParams,
+  SetMarketRateRequest,
+} from "./http/admin.ts";
 import { AuditFilter, AuditPage, AuditQuery } from "./http/audit.ts";
 import {
   ConsoleListQuery,
@@ -25,8 +30,11 @@ import {
   CreateKeyRequest,
   KeyListQuery,
   KeyParams,
+  RateHistoryPage,
+  RateHistoryQuery,
   UpdateBusinessRequest,
 } from "./http/console-keys.ts";
+import { RatesDto } from "./http/rates.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
 
 /** Who may do what on the console, in one table: every console route names one of these. */
@@ -270,5 +278,51 @@ export const ConsoleRoutes = {
     body: UpdateBusinessRequest,
     ok: { status: 200, schema: BusinessDto },
     errors: [400, 403, 404],
+  },
+  // Before `/rates/{currency}`: "history" is not a currency.
+  consoleRateHistory: {
+    method: "get",
+    path: "/console/v1/rates/history",
+    summary: "Every change of the market rates, newest first (currency filters)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsRead,
+    query: RateHistoryQuery,
+    ok: { status: 200, schema: RateHistoryPage },
+    errors: [400, 403],
+  },
+  consoleRateGet: {
+    method: "get",
+    path: "/console/v1/rates/{currency}",
+    summary: "The market rate of a currency (no business's fee applied)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsRead,
+    params: CurrencyParams,
+    ok: { status: 200, schema: RatesDto },
+    errors: [400, 403, 404],
+  },
+  consoleRateSet: {
+    method: "put",
+    path: "/console/v1/rates/{currency}",
+    summary: "Set the market rate of a currency (active at once)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: CurrencyParams,
+    body: SetMarketRateRequest,
+    ok: { status: 200, schema: RatesDto },
+    errors: [400, 403],
+  },
+  consoleRateDelete: {
+    method: "delete",
+    path: "/console/v1/rates/{currency}",
+    summary: "Remove the market rate of a currency",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: CurrencyParams,
+    ok: { status: 204 },
+    errors: [400, 403],
   },
 } as const satisfies Record<string, RouteDef>;

@@ -32,6 +32,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
+import { consoleRateRoutes } from "./routes/console-rates.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps) {
   adminRoutes(register, deps.nc, deps.keys);
   consoleAuditRoutes(register, deps.console.audit);
   consoleKeyRoutes(register, deps.nc, deps.keys);
+  consoleRateRoutes(register, deps.nc);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

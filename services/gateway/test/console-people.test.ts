@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { type RouteDef, Routes } from "@ramp/contracts";
+import { loadPricingConfig, startPricing } from "@ramp/pricing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCKOUT_WINDOW_SECONDS } from "../src/people/lockout.ts";
 import { totpCode } from "../src/people/totp.ts";
@@ -15,6 +16,7 @@ import {
 
 const PASSWORD = "a long enough password";
 let gw: ConsoleGateway;
+let pricing: { stop(): Promise<void> };
 let businessA: string;
 let businessB: string;
 /** One signed-in browser per role, operators and members of business A. */
@@ -39,6 +41,8 @@ async function addPerson(role: string, kind: "operator" | "member", email: strin
 
 beforeAll(async () => {
   gw = await startConsoleGateway({ sandbox: true, name: "console_people" });
+  // Real pricing, so the rate routes of the matrix answer as they would.
+  pricing = await startPricing(loadPricingConfig(gw.envFor("pricing")));
   businessA = (await gw.keys.createBusiness("A", 0)).id;
   businessB = (await gw.keys.createBusiness("B", 0)).id;
   ids.admin = await addPerson("admin", "operator", "Admin@Example.com");
@@ -52,7 +56,10 @@ beforeAll(async () => {
     as[`member-${role}`] = (await signIn(gw.app, `${role}@a.example`, PASSWORD)).browser;
   }
 });
-afterAll(async () => gw?.stop());
+afterAll(async () => {
+  await pricing?.stop();
+  await gw?.stop();
+});
 
 describe("POST /admin/v1/operators (the bootstrap)", () => {
   it("creates an operator with the admin token only; an email is unique whatever its case", async () => {
@@ -279,6 +286,10 @@ const allowed: Record<string, string[]> = {
   consoleBusinessList: OPS,
   consoleBusinessCreate: ["admin", "operator"],
   consoleBusinessUpdate: ["admin", "operator"],
+  consoleRateHistory: OPS,
+  consoleRateGet: OPS,
+  consoleRateSet: ["admin", "operator"],
+  consoleRateDelete: ["admin", "operator"],
 };
 
 /** Everyone signs in again: the expiry tests above moved the clock past their first sessions. */

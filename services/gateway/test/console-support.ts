@@ -32,6 +32,8 @@ export interface ConsoleGateway {
   clock: { now: number };
   /** What the pricing stand-in was told (profiles.set). */
   profiles: unknown[];
+  /** NATS and database settings a real service started beside the gateway needs. */
+  envFor(service: "pricing"): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,12 @@ export async function startConsoleGateway(opts: { sandbox: boolean; name: string
     keys,
     clock,
     profiles,
+    envFor: (service) => ({
+      ...nats.envFor(service),
+      MONGODB_URI: inject("mongoUrl"),
+      MONGODB_DATABASE: `${db.databaseName}_${service}`,
+      LOG_LEVEL: "silent",
+    }),
     async stop() {
       for (const s of stoppers) await s.stop();
       await Promise.all([nc.close(), pricing.close(), dispatcher.close()]);

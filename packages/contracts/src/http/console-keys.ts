@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jsonInteger } from "../decimals.ts";
+import { Currency } from "../enums.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
 import { ObjectIdString } from "./transactions.ts";
 
@@ -47,3 +48,17 @@ export const UpdateBusinessRequest = z
   .strictObject({ feeBps: jsonInteger(5000).optional(), suspended: z.boolean().optional() })
   .refine((b) => b.feeBps !== undefined || b.suspended !== undefined, "give feeBps or suspended");
 export type UpdateBusinessRequest = z.infer<typeof UpdateBusinessRequest>;
+
+/** One change of a market rate, newest first; rates as exact decimal strings, null when removed. */
+export const RateHistoryEntryDto = z.object({
+  id: z.string(),
+  currency: Currency,
+  change: z.enum(["set", "delete"]),
+  onRamp: z.string().nullable(),
+  offRamp: z.string().nullable(),
+  at: z.string(),
+});
+export type RateHistoryEntryDto = z.infer<typeof RateHistoryEntryDto>;
+export const RateHistoryPage = consolePage(RateHistoryEntryDto);
+export const RateHistoryQuery = ConsoleListQuery.extend({ currency: Currency.optional() });
+export type RateHistoryQuery = z.infer<typeof RateHistoryQuery>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
+import { RateHistoryPage, RateHistoryQuery } from "../http/console-keys.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
@@ -95,6 +96,9 @@ export const Rpc = {
     z.object({ onRampRate: RateDto, offRampRate: RateDto }),
   ),
   marketRateDelete: rpc("ramp.pricing.market-rates.delete", z.object({ currency: Currency }), Ok),
+  /** The market rate itself, no business's fee applied (the console's rates page). */
+  marketRateGet: rpc("ramp.pricing.market-rates.get", z.object({ currency: Currency }), RatesDto),
+  marketRateHistory: rpc("ramp.pricing.market-rates.history", RateHistoryQuery, RateHistoryPage),
   profileSet: rpc(
     "ramp.pricing.profiles.set",
     z.object({ ...BusinessScoped, feeBps: z.number().int().min(0) }),

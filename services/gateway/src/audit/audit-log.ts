@@ -5,9 +5,9 @@ import {
   type AuditFilter,
   type AuditQuery,
 } from "@ramp/contracts";
+import { pageById } from "@ramp/runtime";
 import { type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import { csvRow } from "../csv.ts";
-import { pageById } from "../people/pages.ts";
 
 /** Append-only: this module has no update or delete, and nothing else writes the collection. */
 export interface AuditDoc {

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { ChangeFeeds, ChangeKind, ConsoleListQuery } from "@ramp/contracts";
 import type { ChangeFeed } from "@ramp/runtime";
+import { hexKey, pageBy, pageById } from "@ramp/runtime";
 import type { Collection, Db } from "mongodb";
 import { ObjectId, type WithId } from "mongodb";
-import { hexKey, pageBy, pageById } from "../people/pages.ts";
 
 /** Keys are stored as SHA-256 hashes: they are 256-bit random, so a slow hash buys nothing. */
 interface ApiKeyDoc {

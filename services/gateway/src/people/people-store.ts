@@ -6,8 +6,8 @@ import {
   type OperatorRole,
   type PersonKind,
 } from "@ramp/contracts";
+import { pageById } from "@ramp/runtime";
 import { type Collection, type Db, MongoServerError, ObjectId } from "mongodb";
-import { pageById } from "./pages.ts";
 import { hashPassword } from "./passwords.ts";
 
 /**

@@ -1,8 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { notFound, Routes, Rpc } from "@ramp/contracts";
+import { notFound, type RouteInput, Routes, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
+import type { Context } from "hono";
 import { noteAudit } from "../audit/middleware.ts";
 import type { KeyStore } from "../auth/api-keys.ts";
+import type { GatewayEnv } from "../env.ts";
 import type { Register } from "../register.ts";
 import { businessOps } from "./business-ops.ts";
 
@@ -30,13 +32,31 @@ export function adminRoutes(register: Register, nc: NatsConnection, keys: KeySto
     c.var.log.info("api key revoked");
   });
 
-  register(Routes.adminRateSet, async (c, { params: { currency }, body: { onRamp, offRamp } }) => {
-    noteAudit(c, { target: `rate:${currency}`, after: { onRamp, offRamp } });
-    return callRpc(nc, Rpc.marketRateSet, { currency, onRamp, offRamp }, c.var.trace);
-  });
+  const rates = rateOps(nc);
+  register(Routes.adminRateSet, rates.set);
+  register(Routes.adminRateDelete, rates.remove);
+}
 
-  register(Routes.adminRateDelete, async (c, { params }) => {
-    await callRpc(nc, Rpc.marketRateDelete, { currency: params.currency }, c.var.trace);
-    noteAudit(c, { target: `rate:${params.currency}` });
-  });
+type RateInput = RouteInput<typeof Routes.adminRateSet>;
+
+/** Setting and removing a market rate (pricing's), the same through the admin API and the console. */
+export function rateOps(nc: NatsConnection) {
+  return {
+    async set(
+      c: Context<GatewayEnv>,
+      { params: { currency }, body: { onRamp, offRamp } }: Pick<RateInput, "params" | "body">,
+    ) {
+      const before = await callRpc(nc, Rpc.marketRateGet, { currency }, c.var.trace).catch(() => null);
+      noteAudit(c, {
+        target: `rate:${currency}`,
+        ...(before ? { before: { onRamp: before.onRampRate.rate, offRamp: before.offRampRate.rate } } : {}),
+        after: { onRamp, offRamp },
+      });
+      return callRpc(nc, Rpc.marketRateSet, { currency, onRamp, offRamp }, c.var.trace);
+    },
+    async remove(c: Context<GatewayEnv>, { params: { currency } }: Pick<RateInput, "params">) {
+      await callRpc(nc, Rpc.marketRateDelete, { currency }, c.var.trace);
+      noteAudit(c, { target: `rate:${currency}` });
+    },
+  };
 }
