@@ -13,8 +13,9 @@ export interface GatewayEnv {
     idempotencyKey: string | undefined;
     /** The signed-in person of a console request (and of a successful sign-in). */
     person: PersonDoc;
-    /** The console session's cookie value, for signing out. */
+    /** The console session's cookie value (for signing out) and its CSRF token. */
     sessionId: string;
+    csrfToken: string;
     /** What the handler of an audited write says about it (see `noteAudit`). */
     audit: AuditNote;
   };

@@ -46,6 +46,7 @@ export function consoleAuth(deps: { sessions: SessionStore; people: PeopleStore;
       if (verdict === "totp") throw forbidden("TOTP enrolment required");
       c.set("person", person);
       c.set("sessionId", id);
+      c.set("csrfToken", session.csrfToken);
       c.set("log", c.get("log").child({ personId: person._id.toHexString() }));
       await next();
     });

@@ -94,10 +94,7 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
   });
 
-  register(Routes.consoleMe, async (c) => {
-    const session = await sessions.resolve(c.var.sessionId);
-    return { user: userOf(c.var.person), csrfToken: session?.csrfToken ?? "" };
-  });
+  register(Routes.consoleMe, (c) => ({ user: userOf(c.var.person), csrfToken: c.var.csrfToken }));
 
   register(Routes.consoleTotpEnrol, async (c) => {
     const person = c.var.person;
