@@ -236,6 +236,13 @@ describe("TOTP", () => {
     const wrongCode = await signIn(gw.app, email, PASSWORD, totpCode(secret, gw.clock.now - 300_000));
     expect(wrongCode.res.status).toBe(401);
     expect(wrongCode.body.message).toBe("Invalid TOTP code");
+    const code = totpCode(secret, gw.clock.now);
+    expect((await signIn(gw.app, email, PASSWORD, code)).res.status).toBe(200);
+    // A code works once: someone who saw it cannot sign in with it again.
+    const replay = await signIn(gw.app, email, PASSWORD, code);
+    expect(replay.res.status).toBe(401);
+    expect(replay.body.message).toBe("Invalid TOTP code");
+    gw.clock.now += 30_000;
     expect((await signIn(gw.app, email, PASSWORD, totpCode(secret, gw.clock.now))).res.status).toBe(200);
   });
 });

@@ -24,6 +24,8 @@ export interface PersonDoc {
   /** Base32; set once a code made from `pendingTotpSecret` was confirmed. */
   totpSecret: string | null;
   pendingTotpSecret: string | null;
+  /** The time step of the last code accepted at sign-in: a code works once, never replayed. */
+  totpLastStep?: number;
   createdAt: Date;
 }
 
@@ -52,6 +54,8 @@ export interface PeopleStore {
   /** Removes the person when it matches `scope`; false when there is no such person in it. */
   remove(id: string, scope: { kind: PersonKind; businessId?: string }): Promise<PersonDoc | null>;
   setPendingTotp(id: string, secret: string): Promise<void>;
+  /** Takes the code's time step if no later or equal one was used: false means a replayed code. */
+  useTotpStep(id: ObjectId, step: number): Promise<boolean>;
   /** Makes the pending secret the active one; false when there was none. */
   enableTotp(id: string, secret: string): Promise<boolean>;
 }
@@ -115,6 +119,14 @@ export function createPeopleStore(db: Db): PeopleStore {
 
     async setPendingTotp(id, secret) {
       await people.updateOne({ _id: new ObjectId(id) }, { $set: { pendingTotpSecret: secret } });
+    },
+
+    async useTotpStep(_id, step) {
+      const r = await people.updateOne(
+        { _id, $or: [{ totpLastStep: { $exists: false } }, { totpLastStep: { $lt: step } }] },
+        { $set: { totpLastStep: step } },
+      );
+      return r.modifiedCount === 1;
     },
 
     async enableTotp(id, secret) {

@@ -17,7 +17,7 @@ import type { Lockout } from "../people/lockout.ts";
 import { verifyPassword } from "../people/passwords.ts";
 import { type PeopleStore, type PersonDoc, userOf } from "../people/people-store.ts";
 import { ABSOLUTE_SESSION_SECONDS, type SessionStore } from "../people/sessions.ts";
-import { newTotpSecret, totpUri, totpValid } from "../people/totp.ts";
+import { newTotpSecret, totpStep, totpUri, totpValid } from "../people/totp.ts";
 import type { Register } from "../register.ts";
 import { businessScope } from "./console-keys.ts";
 
@@ -69,7 +69,8 @@ export function consolePeopleRoutes(register: Register, deps: PeopleDeps) {
     }
     if (person.totpSecret !== null) {
       if (body.totp === undefined) throw new AppError("UNAUTHORIZED", "TOTP code required");
-      if (!totpValid(person.totpSecret, body.totp, deps.now())) {
+      const step = totpStep(person.totpSecret, body.totp, deps.now());
+      if (step === null || !(await people.useTotpStep(person._id, step))) {
         await lockout.failed(email);
         throw new AppError("UNAUTHORIZED", "Invalid TOTP code");
       }
