@@ -32,7 +32,11 @@ import {
   KeyParams,
   RateHistoryPage,
   RateHistoryQuery,
+  RevealSecretRequest,
+  RotatedSecretDto,
+  RotateSecretRequest,
   UpdateBusinessRequest,
+  WebhookSecretDto,
 } from "./http/console-keys.ts";
 import { RatesDto } from "./http/rates.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
@@ -243,6 +247,31 @@ export const ConsoleRoutes = {
     access: ConsoleAccessLevels.teamWrite,
     params: KeyParams,
     ok: { status: 204 },
+    errors: [400, 403, 404],
+  },
+  consoleKeySecretReveal: {
+    method: "post",
+    path: "/console/v1/keys/{id}/webhook-secret/reveal",
+    summary: "Show a key's webhook secret, after the signed-in person's password again",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamWrite,
+    params: KeyParams,
+    body: RevealSecretRequest,
+    ok: { status: 200, schema: WebhookSecretDto },
+    errors: [400, 403, 404, 429],
+  },
+  consoleKeySecretRotate: {
+    method: "post",
+    path: "/console/v1/keys/{id}/webhook-secret/rotate",
+    summary:
+      "A new webhook secret; until previousValidUntil each delivery carries both signatures, the new one first",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamWrite,
+    params: KeyParams,
+    body: RotateSecretRequest,
+    ok: { status: 200, schema: RotatedSecretDto },
     errors: [400, 403, 404],
   },
   consoleBusinessList: {

@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps) {
   sandboxRoutes(register, deps.nc);
   adminRoutes(register, deps.nc, deps.keys);
   consoleAuditRoutes(register, deps.console.audit);
-  consoleKeyRoutes(register, deps.nc, deps.keys);
+  consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
   consoleRateRoutes(register, deps.nc);
   consolePeopleRoutes(register, {
     ...deps.console,

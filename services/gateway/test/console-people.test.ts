@@ -290,6 +290,8 @@ const allowed: Record<string, string[]> = {
   consoleKeyList: ALL,
   consoleKeyCreate: ["admin", "operator", "member-owner"],
   consoleKeyRevoke: ["admin", "operator", "member-owner"],
+  consoleKeySecretReveal: ["admin", "operator", "member-owner"],
+  consoleKeySecretRotate: ["admin", "operator", "member-owner"],
   consoleBusinessList: OPS,
   consoleBusinessCreate: ["admin", "operator"],
   consoleBusinessUpdate: ["admin", "operator"],

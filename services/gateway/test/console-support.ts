@@ -33,11 +33,16 @@ export interface ConsoleGateway {
   /** What the pricing stand-in was told (profiles.set). */
   profiles: unknown[];
   /** NATS and database settings a real service started beside the gateway needs. */
-  envFor(service: "pricing"): Record<string, string>;
+  envFor(service: "pricing" | "webhook-dispatcher"): Record<string, string>;
   stop(): Promise<void>;
 }
 
-export async function startConsoleGateway(opts: { sandbox: boolean; name: string }): Promise<ConsoleGateway> {
+/** `realDispatcher`: no webhook-dispatcher stand-in, the test starts the real one. */
+export async function startConsoleGateway(opts: {
+  sandbox: boolean;
+  name: string;
+  realDispatcher?: boolean;
+}): Promise<ConsoleGateway> {
   const log = createLogger("gateway-test", "silent");
   const nats: TestNats = await startTestNats(inject("natsBin"), inject("testDataDir"));
   const nc: NatsConnection = await nats.connectAs("gateway");
@@ -82,12 +87,16 @@ export async function startConsoleGateway(opts: { sandbox: boolean; name: string
       profiles.push(req);
       return { ok: true as const };
     }),
-    serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
-      rampWebhookURL: "https://example.com/hook",
-      paymentWebhookURL: null,
-      webhookSecret: `whsec_${"ab".repeat(32)}`,
-    })),
   ];
+  if (!opts.realDispatcher) {
+    stoppers.push(
+      serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
+        rampWebhookURL: "https://example.com/hook",
+        paymentWebhookURL: null,
+        webhookSecret: `whsec_${"ab".repeat(32)}`,
+      })),
+    );
+  }
   return {
     app,
     db,

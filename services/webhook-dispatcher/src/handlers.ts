@@ -27,6 +27,8 @@ export interface HandlerDeps {
   attempt: AttemptContext;
   /** Tells every replica's config cache that a key's config changed. */
   configChanged(apiKeyId: string): Promise<void>;
+  /** Tells every replica that a key's signing secrets changed (a rotation). */
+  signingChanged(apiKeyId: string): Promise<void>;
 }
 
 /** The request/reply side: config, test sends and the delivery log. */
@@ -44,6 +46,13 @@ export function serveHandlers(deps: HandlerDeps) {
       await deps.configChanged(apiKeyId);
       ctx.log.info({ apiKeyId, fields: Object.keys(body) }, "webhook config updated");
       return updated;
+    }),
+
+    serveRpc(nc, Rpc.webhookSecretRotate, QUEUE, log, async ({ apiKeyId, overlapHours }, ctx) => {
+      const rotated = await configs.rotate(apiKeyId, overlapHours);
+      await deps.signingChanged(apiKeyId);
+      ctx.log.info({ apiKeyId, overlapHours }, "webhook secret rotated");
+      return rotated;
     }),
 
     // A signed sample sent synchronously; nothing but the attempt record is created.

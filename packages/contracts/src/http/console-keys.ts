@@ -62,3 +62,18 @@ export type RateHistoryEntryDto = z.infer<typeof RateHistoryEntryDto>;
 export const RateHistoryPage = consolePage(RateHistoryEntryDto);
 export const RateHistoryQuery = ConsoleListQuery.extend({ currency: Currency.optional() });
 export type RateHistoryQuery = z.infer<typeof RateHistoryQuery>;
+
+/** The signed-in person's password again: revealing a secret is worth a second proof. */
+export const RevealSecretRequest = z.strictObject({ password: z.string().min(1).max(256) });
+export const WebhookSecretDto = z.object({ webhookSecret: z.string() });
+
+export const ROTATION_OVERLAP_MAX_HOURS = 72;
+export const RotateSecretRequest = z.strictObject({
+  overlapHours: jsonInteger(ROTATION_OVERLAP_MAX_HOURS).default(24),
+});
+/** `previousValidUntil` null when the old secret stopped at once (`overlapHours: 0`). */
+export const RotatedSecretDto = z.object({
+  webhookSecret: z.string(),
+  previousValidUntil: z.string().nullable(),
+});
+export type RotatedSecretDto = z.infer<typeof RotatedSecretDto>;

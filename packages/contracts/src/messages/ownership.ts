@@ -99,6 +99,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Rpc.sandboxDeposit,
       Rpc.webhookConfigGet,
       Rpc.webhookConfigUpdate,
+      Rpc.webhookSecretRotate,
       Rpc.webhookTest,
       Rpc.webhookDeliveries,
       Rpc.webhookRedeliver,
@@ -198,6 +199,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     serves: [
       Rpc.webhookConfigGet,
       Rpc.webhookConfigUpdate,
+      Rpc.webhookSecretRotate,
       Rpc.webhookTest,
       Rpc.webhookDeliveries,
       Rpc.webhookRedeliver,

@@ -2,7 +2,12 @@ import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
-import { RateHistoryPage, RateHistoryQuery } from "../http/console-keys.ts";
+import {
+  RateHistoryPage,
+  RateHistoryQuery,
+  ROTATION_OVERLAP_MAX_HOURS,
+  RotatedSecretDto,
+} from "../http/console-keys.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
@@ -241,6 +246,12 @@ export const Rpc = {
 
   // webhook-dispatcher
   webhookConfigGet: rpc("ramp.webhooks.config.get", z.object({ apiKeyId: z.string() }), WebhookConfigDto),
+  /** A new signing secret; the old one keeps signing beside it for `overlapHours`. */
+  webhookSecretRotate: rpc(
+    "ramp.webhooks.secret.rotate",
+    z.object({ apiKeyId: z.string(), overlapHours: z.number().int().min(0).max(ROTATION_OVERLAP_MAX_HOURS) }),
+    RotatedSecretDto,
+  ),
   webhookConfigUpdate: rpc(
     "ramp.webhooks.config.update",
     z.object({ apiKeyId: z.string(), body: UpdateWebhookRequest }),

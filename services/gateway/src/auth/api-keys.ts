@@ -45,6 +45,8 @@ export interface KeyStore {
   revoke(apiKey: string): Promise<RevokeOutcome>;
   /** The same by the key's id, within one business when `businessId` is given. */
   revokeById(keyId: string, businessId?: string): Promise<RevokeOutcome>;
+  /** The key by id, within one business when `businessId` is given. */
+  keyById(keyId: string, businessId?: string): Promise<KeyRecord | null>;
   listKeys(businessId: string, page: ConsoleListQuery): Promise<{ data: KeyRecord[]; nextCursor: string }>;
   authenticate(apiKey: string): Promise<Caller | null>;
   /** Whether the business is suspended, from memory kept exact by the change feed. */
@@ -136,6 +138,9 @@ export function createKeyStore(
       await changes.changed("api-key", doc._id);
       return "revoked";
     },
+
+    keyById: (keyId, businessId) =>
+      keys.findOne({ keyId, ...(businessId === undefined ? {} : { businessId }) }),
 
     listKeys: (businessId, page) => pageBy(keys, hexKey<ApiKeyDoc>("keyId"), { businessId }, page, (d) => d),
 

@@ -1,8 +1,19 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { type ApiKeyDto, type BusinessDto, badRequest, notFound, Routes, Rpc } from "@ramp/contracts";
+import {
+  type ApiKeyDto,
+  AppError,
+  type BusinessDto,
+  badRequest,
+  forbidden,
+  notFound,
+  Routes,
+  Rpc,
+} from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { noteAudit } from "../audit/middleware.ts";
 import type { BusinessDoc, KeyRecord, KeyStore } from "../auth/api-keys.ts";
+import type { Lockout } from "../people/lockout.ts";
+import { verifyPassword } from "../people/passwords.ts";
 import type { PersonDoc } from "../people/people-store.ts";
 import type { Register } from "../register.ts";
 import { businessOps } from "./business-ops.ts";
@@ -24,7 +35,7 @@ const businessDto = (d: BusinessDoc): BusinessDto => ({
 });
 
 /** API keys of a business and the businesses themselves, for the console. */
-export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: KeyStore) {
+export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: KeyStore, lockout: Lockout) {
   const ops = businessOps(nc, keys);
   const required = async (person: PersonDoc, named: string | undefined) => {
     const id = businessScope(person, named);
@@ -71,6 +82,44 @@ export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: K
     const scope = person.kind === "member" ? (person.businessId ?? "") : undefined;
     if ((await keys.revokeById(id, scope)) === "unknown") throw notFound("API key not found");
     noteAudit(c, { target: `api-key:${id}`, after: { revoked: true }, businessId: scope ?? null });
+  });
+
+  /** The key the request names, when the signed-in person may see it (a member: its business's only). */
+  const visibleKey = async (person: PersonDoc, keyId: string) => {
+    const scope = person.kind === "member" ? (person.businessId ?? "") : undefined;
+    const key = await keys.keyById(keyId, scope);
+    if (!key) throw notFound("API key not found");
+    return key;
+  };
+
+  // A second proof before a secret is shown; wrong guesses count toward the sign-in lockout.
+  register(Routes.consoleKeySecretReveal, async (c, { params: { id }, body }) => {
+    const person = c.var.person;
+    const key = await visibleKey(person, id);
+    const wait = await lockout.retryAfter(person.email);
+    if (wait > 0) {
+      c.header("Retry-After", String(wait));
+      throw new AppError("RATE_LIMITED", "Too many failed sign-ins; try again later");
+    }
+    if (!(await verifyPassword(body.password, person.passwordHash))) {
+      await lockout.failed(person.email);
+      throw forbidden("Wrong password");
+    }
+    const { webhookSecret } = await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId: key.keyId }, c.var.trace);
+    noteAudit(c, { target: `api-key:${key.keyId}`, businessId: key.businessId });
+    return { webhookSecret };
+  });
+
+  register(Routes.consoleKeySecretRotate, async (c, { params: { id }, body: { overlapHours } }) => {
+    const key = await visibleKey(c.var.person, id);
+    const request = { apiKeyId: key.keyId, overlapHours };
+    const rotated = await callRpc(nc, Rpc.webhookSecretRotate, request, c.var.trace);
+    noteAudit(c, {
+      target: `api-key:${key.keyId}`,
+      after: { overlapHours, previousValidUntil: rotated.previousValidUntil },
+      businessId: key.businessId,
+    });
+    return rotated;
   });
 
   register(Routes.consoleBusinessList, async (_c, { query }) => {
