@@ -27,7 +27,10 @@ import {
   BusinessDto,
   BusinessPage,
   ConsoleCreatedKeyDto,
+  ConsoleDeliveriesQuery,
+  ConsoleDeliveryPage,
   CreateKeyRequest,
+  DeliveryParams,
   KeyListQuery,
   KeyParams,
   RateHistoryPage,
@@ -40,6 +43,7 @@ import {
 } from "./http/console-keys.ts";
 import { RatesDto } from "./http/rates.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
+import { WebhookTestResultDto } from "./http/webhooks.ts";
 
 /** Who may do what on the console, in one table: every console route names one of these. */
 export const ConsoleAccessLevels = {
@@ -57,6 +61,8 @@ export const ConsoleAccessLevels = {
   teamRead: { operator: ["admin", "operator", "viewer"], member: ["owner", "developer", "viewer"] },
   /** Running businesses: operators who write. */
   operatorsWrite: { operator: ["admin", "operator"] },
+  /** Working on a business's integration (redelivering): writing operators, owners and developers. */
+  teamDevelop: { operator: ["admin", "operator"], member: ["owner", "developer"] },
   /** Managing a business's team and keys: writing operators, and the business's owners. */
   teamWrite: { operator: ["admin", "operator"], member: ["owner"] },
 } as const satisfies Record<string, ConsoleAccess>;
@@ -272,6 +278,28 @@ export const ConsoleRoutes = {
     params: KeyParams,
     body: RotateSecretRequest,
     ok: { status: 200, schema: RotatedSecretDto },
+    errors: [400, 403, 404],
+  },
+  consoleDeliveryList: {
+    method: "get",
+    path: "/console/v1/webhooks/deliveries",
+    summary: "The webhook delivery log of a business's keys, newest first (operators name businessId)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: ConsoleDeliveriesQuery,
+    ok: { status: 200, schema: ConsoleDeliveryPage },
+    errors: [400, 403, 404],
+  },
+  consoleDeliveryRedeliver: {
+    method: "post",
+    path: "/console/v1/webhooks/deliveries/{id}/redeliver",
+    summary: "Send a delivery again now, freshly signed; answers the attempt's result",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamDevelop,
+    params: DeliveryParams,
+    ok: { status: 202, schema: WebhookTestResultDto },
     errors: [400, 403, 404],
   },
   consoleBusinessList: {

@@ -292,6 +292,8 @@ const allowed: Record<string, string[]> = {
   consoleKeyRevoke: ["admin", "operator", "member-owner"],
   consoleKeySecretReveal: ["admin", "operator", "member-owner"],
   consoleKeySecretRotate: ["admin", "operator", "member-owner"],
+  consoleDeliveryList: ALL,
+  consoleDeliveryRedeliver: ["admin", "operator", "member-owner", "member-developer"],
   consoleBusinessList: OPS,
   consoleBusinessCreate: ["admin", "operator"],
   consoleBusinessUpdate: ["admin", "operator"],

@@ -95,6 +95,10 @@ export async function startConsoleGateway(opts: {
         paymentWebhookURL: null,
         webhookSecret: `whsec_${"ab".repeat(32)}`,
       })),
+      serveRpc(dispatcher, Rpc.webhookDeliveryPage, "webhook-dispatcher", log, async () => ({
+        data: [],
+        nextCursor: "",
+      })),
     );
   }
   return {

@@ -159,3 +159,48 @@ describe("webhook secret reveal and rotation", () => {
     ).toBe(404);
   });
 });
+
+describe("the delivery log in the console", () => {
+  it("lists the business's attempts newest first, filters by outcome, and redelivers one (audited)", async () => {
+    const page = await consoleCall(gw.app, owner, "GET", "/console/v1/webhooks/deliveries?limit=2");
+    expect(page.status).toBe(200);
+    const first = (await page.json()) as {
+      data: { id: string; deliveryId: string; keyId: string; delivered: boolean }[];
+      nextCursor: string;
+    };
+    expect(first.data).toHaveLength(2);
+    expect(first.data.every((d) => d.keyId === keyId && d.delivered)).toBe(true);
+    expect(first.nextCursor).not.toBe("");
+    const next = `/console/v1/webhooks/deliveries?limit=100&cursor=${first.nextCursor}`;
+    const rest = (await (await consoleCall(gw.app, owner, "GET", next)).json()) as { data: { id: string }[] };
+    expect(rest.data.length).toBeGreaterThan(0);
+    expect(rest.data.map((d) => d.id)).not.toContain(first.data[1]?.id);
+    const failedPath = "/console/v1/webhooks/deliveries?status=failed";
+    const failed = (await (await consoleCall(gw.app, owner, "GET", failedPath)).json()) as {
+      data: unknown[];
+    };
+    expect(failed.data).toEqual([]);
+
+    const target = first.data[0]?.deliveryId ?? "";
+    const before = received.length;
+    const again = await consoleCall(
+      gw.app,
+      owner,
+      "POST",
+      `/console/v1/webhooks/deliveries/${target}/redeliver`,
+    );
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { delivered: boolean }).delivered).toBe(true);
+    expect(received).toHaveLength(before + 1);
+    const audit = await consoleCall(gw.app, owner, "GET", "/console/v1/audit?limit=1");
+    const [entry] = ((await audit.json()) as { data: { action: string; target: string }[] }).data;
+    expect(entry).toMatchObject({ action: "consoleDeliveryRedeliver", target: `delivery:${target}` });
+  });
+
+  it("another business's key or delivery is 404 to a member", async () => {
+    const theirs = `/console/v1/webhooks/deliveries?keyId=${otherKeyId}`;
+    expect((await consoleCall(gw.app, owner, "GET", theirs)).status).toBe(404);
+    const unknown = `/console/v1/webhooks/deliveries/${"d".repeat(24)}/redeliver`;
+    expect((await consoleCall(gw.app, owner, "POST", unknown)).status).toBe(404);
+  });
+});

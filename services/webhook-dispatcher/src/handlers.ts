@@ -75,6 +75,11 @@ export function serveHandlers(deps: HandlerDeps) {
       return deliveries.listAttempts(apiKeyId, id, Math.min(Math.max(limit, 1), 200));
     }),
 
+    serveRpc(nc, Rpc.webhookDeliveryPage, QUEUE, log, async (query) => {
+      await attemptLog.flush().catch(() => undefined);
+      return deliveries.pageAttempts(query);
+    }),
+
     // Sends the stored body again now, freshly signed, whatever state the delivery is in. A manual
     // extra send: it is logged but leaves the scheduled delivery's own state alone.
     serveRpc(nc, Rpc.webhookRedeliver, QUEUE, log, async ({ apiKeyId, deliveryId }, ctx) => {

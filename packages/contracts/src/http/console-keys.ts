@@ -3,6 +3,7 @@ import { jsonInteger } from "../decimals.ts";
 import { Currency } from "../enums.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
 import { ObjectIdString } from "./transactions.ts";
+import { DeliveryAttemptDto } from "./webhooks.ts";
 
 /** A key as the console lists it: its first 8 characters, never the key. */
 export const ApiKeyDto = z.object({
@@ -77,3 +78,19 @@ export const RotatedSecretDto = z.object({
   previousValidUntil: z.string().nullable(),
 });
 export type RotatedSecretDto = z.infer<typeof RotatedSecretDto>;
+
+/** The delivery log of a business's keys; `status` is `delivered` or `failed` (the attempt's outcome). */
+export const ConsoleDeliveriesQuery = ConsoleListQuery.extend({
+  businessId: ObjectIdString.optional(),
+  keyId: ObjectIdString.optional(),
+  orderId: z.string().max(64).optional(),
+  status: z.enum(["delivered", "failed"]).optional(),
+});
+export type ConsoleDeliveriesQuery = z.infer<typeof ConsoleDeliveriesQuery>;
+export const ConsoleDeliveryDto = DeliveryAttemptDto.extend({ keyId: z.string() });
+export const ConsoleDeliveryPage = consolePage(ConsoleDeliveryDto);
+export type ConsoleDeliveryPage = z.infer<typeof ConsoleDeliveryPage>;
+/** The delivery id of the log (`deliveryId`), which each attempt of one delivery shares. */
+export const DeliveryParams = z.strictObject({
+  id: z.string().regex(/^(test_)?[0-9a-f]{24}$/, "id must be a delivery id"),
+});

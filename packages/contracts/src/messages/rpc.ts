@@ -3,6 +3,7 @@ import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
 import {
+  ConsoleDeliveryPage,
   RateHistoryPage,
   RateHistoryQuery,
   ROTATION_OVERLAP_MAX_HOURS,
@@ -266,6 +267,20 @@ export const Rpc = {
     "ramp.webhooks.deliveries.list",
     z.object({ apiKeyId: z.string(), id: z.string().optional(), limit: z.number().int() }),
     z.array(DeliveryAttemptDto),
+  ),
+  /** The console's delivery log: several keys at once, by outcome, one page after `cursor`. */
+  webhookDeliveryPage: rpc(
+    "ramp.webhooks.deliveries.page",
+    z.object({
+      /** Absent: every key's (an operator redelivering by id). */
+      apiKeyIds: z.array(z.string()).max(1000).optional(),
+      subjectId: z.string().optional(),
+      deliveryId: z.string().optional(),
+      delivered: z.boolean().optional(),
+      limit: z.number().int().min(1).max(100),
+      cursor: z.string().optional(),
+    }),
+    ConsoleDeliveryPage,
   ),
   webhookRedeliver: rpc(
     "ramp.webhooks.deliveries.redeliver",

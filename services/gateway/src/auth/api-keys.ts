@@ -47,6 +47,8 @@ export interface KeyStore {
   revokeById(keyId: string, businessId?: string): Promise<RevokeOutcome>;
   /** The key by id, within one business when `businessId` is given. */
   keyById(keyId: string, businessId?: string): Promise<KeyRecord | null>;
+  /** Every key id of a business, revoked ones too (their deliveries stay in the log). */
+  keyIdsOf(businessId: string): Promise<string[]>;
   listKeys(businessId: string, page: ConsoleListQuery): Promise<{ data: KeyRecord[]; nextCursor: string }>;
   authenticate(apiKey: string): Promise<Caller | null>;
   /** Whether the business is suspended, from memory kept exact by the change feed. */
@@ -141,6 +143,14 @@ export function createKeyStore(
 
     keyById: (keyId, businessId) =>
       keys.findOne({ keyId, ...(businessId === undefined ? {} : { businessId }) }),
+
+    async keyIdsOf(businessId) {
+      const docs = await keys
+        .find({ businessId }, { projection: { keyId: 1 } })
+        .limit(1000)
+        .toArray();
+      return docs.map((d) => d.keyId);
+    },
 
     listKeys: (businessId, page) => pageBy(keys, hexKey<ApiKeyDoc>("keyId"), { businessId }, page, (d) => d),
 

@@ -122,6 +122,41 @@ export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: K
     return rotated;
   });
 
+  register(
+    Routes.consoleDeliveryList,
+    async (c, { query: { businessId, keyId, orderId, status, ...page } }) => {
+      const id = await required(c.var.person, businessId);
+      const all = await keys.keyIdsOf(id);
+      // A key of another business is answered as if it did not exist.
+      if (keyId !== undefined && !all.includes(keyId)) throw notFound("API key not found");
+      const request = {
+        apiKeyIds: keyId ? [keyId] : all,
+        ...(orderId ? { subjectId: orderId } : {}),
+        ...(status ? { delivered: status === "delivered" } : {}),
+        ...page,
+      };
+      return callRpc(nc, Rpc.webhookDeliveryPage, request, c.var.trace);
+    },
+  );
+
+  register(Routes.consoleDeliveryRedeliver, async (c, { params: { id } }) => {
+    const person = c.var.person;
+    // The delivery's key, looked up among the keys this person may see (an operator: every key).
+    const apiKeyIds = person.kind === "member" ? await keys.keyIdsOf(person.businessId ?? "") : undefined;
+    const lookup = { ...(apiKeyIds ? { apiKeyIds } : {}), deliveryId: id, limit: 1 };
+    const attempt = (await callRpc(nc, Rpc.webhookDeliveryPage, lookup, c.var.trace)).data[0];
+    if (!attempt) throw notFound("Delivery not found");
+    const request = { apiKeyId: attempt.keyId, deliveryId: id };
+    const result = await callRpc(nc, Rpc.webhookRedeliver, request, c.var.trace);
+    const key = await keys.keyById(attempt.keyId);
+    noteAudit(c, {
+      target: `delivery:${id}`,
+      after: { delivered: result.delivered },
+      businessId: key?.businessId ?? null,
+    });
+    return result;
+  });
+
   register(Routes.consoleBusinessList, async (_c, { query }) => {
     const page = await keys.listBusinesses(query);
     return { data: page.data.map(businessDto), nextCursor: page.nextCursor };
