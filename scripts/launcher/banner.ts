@@ -47,6 +47,11 @@ export function banner(opts: {
   ];
   if (opts.seed) lines.push(`  Sandbox key:    ${opts.seed.apiKey}`);
   lines.push(`  Admin token:    ${opts.adminToken}`);
+  for (const p of opts.seed?.console ?? []) {
+    lines.push(
+      `  Console ${p.role}:${" ".repeat(7 - p.role.length)}${p.email} / ${p.password}  (POST ${first}/console/v1/session)`,
+    );
+  }
   if (opts.seed) lines.push(...sandboxExample(first, opts.seed.apiKey));
   lines.push("", "  Stop with Ctrl-C.", "");
   return lines.join("\n");

@@ -1,5 +1,7 @@
 // Waits for the stack to answer, then gives the sandbox market rates and a business to try it with.
 
+import { type ConsoleSignIn, seedConsolePeople } from "./console-people.ts";
+
 const SANDBOX_RATES: Record<string, [number, number]> = {
   NGN: [1650, 1580],
   GHS: [15.6, 15.1],
@@ -24,6 +26,8 @@ async function retry<T>(what: string, signal: AbortSignal, fn: () => Promise<T |
 
 export interface SandboxSeed {
   apiKey: string;
+  /** The console's sandbox sign-ins (an admin operator and the sandbox business's owner). */
+  console: ConsoleSignIn[];
 }
 
 /**
@@ -53,8 +57,12 @@ export async function awaitReadyAndSeed(
       (await admin("PUT", `/rates/${currency}`, { onRamp, offRamp })).ok ? true : undefined,
     );
   }
-  return retry("sandbox business", signal, async () => {
+  const business = await retry("sandbox business", signal, async () => {
     const res = await admin("POST", "/businesses", { name: "Sandbox Business", feeBps: 0 });
-    return res.status === 201 ? ((await res.json()) as SandboxSeed) : undefined;
+    return res.status === 201 ? ((await res.json()) as { id: string; apiKey: string }) : undefined;
   });
+  const console = await retry("sandbox console people", signal, () =>
+    seedConsolePeople(base, adminToken, business.id, signal),
+  );
+  return { apiKey: business.apiKey, console };
 }
