@@ -61,8 +61,8 @@ export async function awaitReadyAndSeed(
     const res = await admin("POST", "/businesses", { name: "Sandbox Business", feeBps: 0 });
     return res.status === 201 ? ((await res.json()) as { id: string; apiKey: string }) : undefined;
   });
-  const console = await retry("sandbox console people", signal, () =>
+  const people = await retry("sandbox console people", signal, () =>
     seedConsolePeople(base, adminToken, business.id, signal),
   );
-  return { apiKey: business.apiKey, console };
+  return { apiKey: business.apiKey, console: people };
 }
