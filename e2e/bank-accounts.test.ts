@@ -122,11 +122,16 @@ describe("bank accounts", () => {
 });
 
 describe("USDC landing on a bank account's address", () => {
-  it("is paid out to that account as a COMPLETED OFF_RAMP order of the registrant", async () => {
+  it("is paid out to that account as a COMPLETED OFF_RAMP order of the first registrant", async () => {
     await stack.setRate("NGN", 1650, 1600);
     const reg = await stack
       .client(a.apiKey)
       .post("/pub/v2/bank-account", { bankCode: "000017", accountNumber: "3333333333" });
+    // One record across the service (docs/integrator-guide.md): a second registrant gets the same address.
+    const second = await stack
+      .client(b.apiKey)
+      .post("/pub/v2/bank-account", { bankCode: "000017", accountNumber: "3333333333" });
+    expect(second.body).toEqual(reg.body);
     // Through chain-watcher's observation path, as the Solana watcher would report it.
     const nc = await stack.connectAs("orders");
     await callRpc(nc, Rpc.sandboxChainDeposit, {

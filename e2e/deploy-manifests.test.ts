@@ -10,10 +10,11 @@ import { ensureKustomize, REPO_ROOT, TOOLS_DIR } from "@ramp/devinfra";
 import { GatewayConfig } from "@ramp/gateway";
 import { OrdersConfig } from "@ramp/orders";
 import { PricingConfig } from "@ramp/pricing";
+import { configNames } from "@ramp/runtime";
 import { WebhookDispatcherConfig } from "@ramp/webhook-dispatcher";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { z } from "zod";
+import type { z } from "zod";
 
 const SCHEMAS: Record<string, z.ZodType> = {
   gateway: GatewayConfig,
@@ -25,12 +26,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
 };
 const SERVICES = Object.keys(SCHEMAS);
 
-/** The variable names a config schema reads, through the `.transform` pipes some schemas end in. */
-function acceptedNames(schema: z.ZodType): string[] {
-  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
-  if (schema instanceof z.ZodPipe) return acceptedNames(schema.in as z.ZodType);
-  throw new Error(`no object schema inside ${schema.constructor.name}`);
-}
+const acceptedNames = configNames;
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
@@ -66,6 +62,28 @@ describe("docker-compose.yml", () => {
     }
   });
 
+  it("runs in production mode as shipped; the sandbox only with its overlay", () => {
+    const sandbox = parse(read("deploy/compose.sandbox.yml"), { merge: true }) as {
+      services: Record<string, ComposeService & { volumes?: string[] }>;
+    };
+    for (const name of SERVICES) {
+      expect(compose.services[name]?.environment?.RAMP_SANDBOX, name).toBe("false");
+      expect(sandbox.services[name]?.environment?.RAMP_SANDBOX, name).toBe("true");
+    }
+    expect(sandbox.services.nats?.volumes).toEqual([
+      "./deploy/nats/nats.sandbox.conf:/etc/nats/nats.conf:ro",
+    ]);
+  });
+
+  it("gives each service its own database URI, and the admin token to the gateway alone", () => {
+    for (const name of SERVICES) {
+      const env = compose.services[name]?.environment ?? {};
+      const prefix = name.toUpperCase().replace(/-/g, "_");
+      expect(env.MONGODB_URI, name).toMatch(new RegExp(`^\\$\\{${prefix}_MONGODB_URI:\\?`));
+      if (name !== "gateway") expect(env.ADMIN_TOKEN, name).toBeUndefined();
+    }
+  });
+
   it("refuses to start with a secret missing: every substituted value is required", () => {
     const substitutions = [...text.matchAll(/\$\{([A-Z_]+)([^}]*)\}/g)];
     expect(substitutions.length).toBeGreaterThan(0);
@@ -96,12 +114,13 @@ interface Resource {
   };
 }
 
+const build = (dir: string) =>
+  parseAllDocuments(
+    execFileSync(ensureKustomize(TOOLS_DIR), ["build", dir], { cwd: REPO_ROOT, encoding: "utf8" }),
+  ).map((d) => d.toJS() as Resource);
+
 describe("deploy/k8s (kustomize base)", () => {
-  const rendered = execFileSync(ensureKustomize(TOOLS_DIR), ["build", "deploy/k8s"], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-  });
-  const resources = parseAllDocuments(rendered).map((d) => d.toJS() as Resource);
+  const resources = build("deploy/k8s");
   const named = (kind: string, name: string) =>
     resources.find((r) => r.kind === kind && r.metadata.name === name);
   const deployments = resources.filter((r) => r.kind === "Deployment");
@@ -164,6 +183,17 @@ describe("deploy/k8s (kustomize base)", () => {
     }
     const hpas = resources.filter((r) => r.kind === "HorizontalPodAutoscaler");
     expect(hpas.map((h) => h.spec?.scaleTargetRef?.name)).toEqual(["ramp-gateway"]);
+  });
+
+  it("runs in production mode as built; the sandbox only with overlays/sandbox", () => {
+    const common = resources.find((r) => r.kind === "ConfigMap" && r.metadata.name.startsWith("ramp-common"));
+    expect(common?.data?.RAMP_SANDBOX).toBe("false");
+    const sandbox = build("deploy/k8s/overlays/sandbox");
+    const inSandbox = sandbox.find(
+      (r) => r.kind === "ConfigMap" && r.metadata.name.startsWith("ramp-common"),
+    );
+    expect(inSandbox?.data?.RAMP_SANDBOX).toBe("true");
+    expect(sandbox.filter((r) => r.kind === "Deployment")).toHaveLength(SERVICES.length);
   });
 
   it("the cluster overlay keeps three copies of every stream on NATS's official chart", () => {

@@ -64,6 +64,9 @@ describe("documented commands (quick subset)", () => {
       "/pub/v2/offramp",
       "/fiat-deposit",
       "/pub/v2/payment",
+      "/pub/v2/quote",
+      "/pub/v2/transactions/export",
+      "/pub/v2/webhook",
       "admin -- key create",
       "nats:config",
     ])

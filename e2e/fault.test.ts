@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { missingHooks } from "./fault/audit.ts";
 import { runFault } from "./fault/fault-run.ts";
 import { expectCleanRun, faultStackOptions } from "./fault/fault-stack.ts";
 import { type ProcessStack, startProcessStack } from "./support/process-stack.ts";
@@ -30,5 +31,11 @@ describe("fault run: services killed and NATS restarted under load", () => {
     expect(result.chaos.natsRestarts).toBe(1);
     expect(Object.values(result.chaos.kills).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5);
     expectCleanRun(result, 30);
+    // The orders' webhooks were audited (owed by their status changes), and every one arrived.
+    const orders = result.facts.filter(
+      (f) => f.order.plan.kind === "onramp" || f.order.plan.kind === "offramp",
+    );
+    expect(orders.reduce((n, f) => n + f.changes.length, 0)).toBeGreaterThan(0);
+    expect(orders.flatMap(missingHooks)).toEqual([]);
   }, 230_000);
 });

@@ -84,7 +84,27 @@ describe("admin CLI", () => {
 describe("HTTP surface", () => {
   it("serves health, readiness, the OpenAPI document and its reference page", async () => {
     expect((await stack.request("GET", "/healthz")).status).toBe(200);
-    expect((await stack.request("GET", "/readyz")).body).toEqual({ status: "ready" });
+    // This stack runs no orders: the gateway is up, but not ready, and says which service is missing.
+    const missing = await stack.request("GET", "/readyz");
+    expect(missing.status).toBe(503);
+    expect(missing.body).toEqual({
+      status: "unavailable",
+      services: {
+        pricing: "ready",
+        banking: "ready",
+        orders: "no responders",
+        "webhook-dispatcher": "ready",
+      },
+    });
+    await stack.start("orders");
+    try {
+      expect((await stack.request("GET", "/readyz")).body).toEqual({
+        status: "ready",
+        services: { pricing: "ready", banking: "ready", orders: "ready", "webhook-dispatcher": "ready" },
+      });
+    } finally {
+      await stack.stop("orders");
+    }
     const doc = await stack.request("GET", "/openapi.json");
     expect(doc.body.openapi).toBe("3.1.0");
     expect(doc.body.info.version).toBe("2.0.0");

@@ -1,34 +1,24 @@
 // `npm start`'s launcher as an operator meets it: fail fast, restart a crashed service, stop cleanly.
 import { eventually } from "@ramp/devinfra/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { isAlive, type LauncherRun, runLauncher } from "./support/launcher-process.ts";
+import {
+  expectNothingLeft,
+  killLeftovers,
+  type LauncherRun,
+  runLauncher,
+  SERVICES,
+} from "./support/launcher-process.ts";
 
-const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"];
 let run: LauncherRun | undefined;
 
 afterEach(() => {
   // A failed assertion must not leave a stack running: kill whatever the launcher left behind.
-  if (!run) return;
-  run.child.kill("SIGKILL");
-  for (const pid of run.seen.keys()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  if (run) killLeftovers(run);
   run = undefined;
 });
 
-async function expectNothingLeft(r: LauncherRun) {
-  const commands = [...r.seen.values()];
-  expect(commands.some((c) => c.includes("nats-server"))).toBe(true);
-  expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
-  for (const service of SERVICES) {
-    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(true);
-  }
-  const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
-  // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.
-  await eventually(() => (left().length === 0 ? true : undefined), 5_000).catch(() => undefined);
-  expect(left()).toEqual([]);
-}
-
 describe("npm start", () => {
-  it("fails fast with the gateway's own error when ADMIN_TOKEN is too short, leaving nothing running", async () => {
+  it("fails fast naming the gateway's ADMIN_TOKEN error when it is too short, starting no service", async () => {
     const started = Date.now();
     run = await runLauncher({ ADMIN_TOKEN: "short" });
     const code = await run.exited;
@@ -36,9 +26,26 @@ describe("npm start", () => {
     // takes about 13 s; the bound leaves room for a CI machine running other test files beside it.
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(code).toBe(1);
-    expect(run.stderr()).toMatch(/gateway exited while starting/);
-    expect(run.stderr()).toMatch(/ADMIN_TOKEN must be at least 16 characters/);
-    await expectNothingLeft(run);
+    expect(run.stderr()).toMatch(/no service was started/);
+    expect(run.stderr()).toMatch(/gateway ADMIN_TOKEN: ADMIN_TOKEN must be at least 16 characters/);
+    await expectNothingLeft(run, 5_000, false);
+  });
+
+  it("refuses production mode with one error naming every sandbox part of every service, starting none", async () => {
+    run = await runLauncher({ RAMP_SANDBOX: "false", ADMIN_TOKEN: "change-me-please-0123456789" });
+    expect(await run.exited).toBe(1);
+    const parts = [
+      "gateway ADMIN_TOKEN: is a published development value",
+      "banking BANK_RAIL",
+      "banking KYC_PEPPER",
+      "chain-watcher HD_MNEMONIC",
+      "chain-watcher RPC_URL_ETHEREUM",
+      "chain-watcher SOL_USD_PRICE",
+      "webhook-dispatcher WEBHOOK_SECRET_KEY",
+    ];
+    const failed = run.stderr().slice(run.stderr().indexOf("FAILED:"));
+    for (const part of parts) expect(failed).toContain(part);
+    await expectNothingLeft(run, 5_000, false);
   });
 
   it("restarts a killed service, then drains all six on Ctrl-C and leaves nothing running", async () => {

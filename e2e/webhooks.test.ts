@@ -145,7 +145,8 @@ describe("deliveries of order status changes", () => {
       [1, 500, false],
     ]);
     expect(log[1]?.error).toBe("Receiver answered 500");
-    expect(log[1]?.response).toBe("nope");
+    // The receiver is on this host: a private target, so the log keeps none of its answer.
+    expect(log[1]?.response).toBeNull();
   });
 
   it("count a redirect as a failure and never follow it", async () => {

@@ -57,5 +57,17 @@ const child = spawn(
   ["--import", "tsx", join("scripts", `${mode}.ts`), ...process.argv.slice(3)],
   { cwd: root, stdio: "inherit" },
 );
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+// Every signal that ends a process by default, not only Ctrl-C's: a process manager's SIGTERM, a closed
+// terminal's SIGHUP. The child gets SIGTERM or SIGINT, the two it drains on.
+const forward = (signal) => child.kill(signal === "SIGINT" ? "SIGINT" : "SIGTERM");
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(signal, forward);
+// `npm start` runs us under `sh -c`; a shell that dies of the signal npm relays leaves us without a
+// parent rather than signalled. Losing the parent that started us is a stop as well.
+const parent = process.ppid;
+const orphaned = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(orphaned);
+  forward("SIGTERM");
+}, 500);
+orphaned.unref();
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

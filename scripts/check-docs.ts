@@ -1,4 +1,4 @@
-// `npm run check:docs`: every command README.md and docs/*.md show, checked as a reader would type it.
+// `npm run check:docs`: every command README.md, docs/*.md and bench/README.md show, checked as a reader would type it.
 // Starts the stack with `npm start` in the background (its own port and data folder), reads the key
 // and token it prints, then runs each documented command in one shell with those filled in, and the
 // copy-paste example the banner printed; commands that need Docker, take minutes or would change the

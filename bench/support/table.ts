@@ -70,7 +70,7 @@ export function buildTable(figures: BenchFigure[]): BenchTable {
   };
 }
 
-/** A Markdown table, so it pastes into README as it is. */
+/** A Markdown table, so it pastes into bench/README.md as it is. */
 export function formatTable(table: BenchTable): string {
   const lines = [
     "| figure | value | floor (same run) | floor value | ratio |",

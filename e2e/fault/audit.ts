@@ -112,6 +112,11 @@ export function judge(f: OrderFacts): Problem[] {
       add("wrong", `transfer ${f.transfers[0]?.status} but order COMPLETED`);
   }
 
+  // The audit of webhooks, payouts and sends stands on the status path: one that does not end where the
+  // order did means the audit could not read the order's exits, and checked nothing of it.
+  const isOrder = plan.kind === "onramp" || plan.kind === "offramp";
+  if (isOrder && isTerminal(f.status) && f.changes.at(-1) !== f.status)
+    add("wrong", `status path [${f.changes.join(" → ")}] does not reach ${f.status}: its exits went unread`);
   for (const s of missingHooks(f)) add("lost", `webhook for ${s} never received`);
   if (f.unverifiedHooks > 0) add("wrong", `${f.unverifiedHooks} webhook(s) failed signature verification`);
   // A receiver's view only moves forward: nothing older may arrive after the final status did.

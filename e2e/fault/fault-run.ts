@@ -160,8 +160,19 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const tEnd = Date.now();
   await hooks.close();
 
+  const orderFacts = facts.filter((f) => f.order.id && !f.order.plan.kind.startsWith("payment"));
   const problems = [
     ...facts.flatMap(judge),
+    // An audit that read no status change of any order checked none of their webhooks, payouts or sends.
+    ...(orderFacts.length > 0 && orderFacts.every((f) => f.changes.length === 0)
+      ? [
+          {
+            kind: "wrong",
+            orderId: null,
+            what: "no order's status changes could be read: nothing checked",
+          } as Problem,
+        ]
+      : []),
     ...outboxProblems(outboxLeft),
     ...chaosLog.failedRestarts.map(
       (r): Problem => ({ kind: "stuck", orderId: null, what: `restart failed: ${r}` }),

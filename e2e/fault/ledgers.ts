@@ -1,4 +1,5 @@
 import { ORDER_STATUSES, SUPERSEDED_DELIVERY } from "@ramp/contracts";
+import { ObjectId } from "mongodb";
 import { type ProcessStack, SERVICE_NAMES } from "../support/process-stack.ts";
 import type { PlannedOrder } from "./order-mix.ts";
 
@@ -38,15 +39,34 @@ export async function fundsRecords(stack: ProcessStack, id: string): Promise<Fun
     .toArray();
 }
 
-/** Statuses the order passed through after INIT, from the one-way-out record orders keeps per state. */
+/**
+ * Statuses the order passed through after INIT, from the one-way-out record orders keeps per state. Each
+ * way out of a state is owned by `<to>|<cause>` and recorded where runtime's state store puts it: on
+ * MongoDB a claim `orders:<id>:<from>` beside the document; on FerretDB, where one process writes a
+ * document at a time, the document's own `exits.<from>` (a claim beside it only for an exit taken after
+ * the order had already left that state). Both are read, so the path is whole on either database.
+ */
 export async function statusPath(stack: ProcessStack, id: string): Promise<string[]> {
-  // Each way out of a state is a claim `orders:<id>:<from>` owned by `<to>|<cause>` (runtime claims).
-  const exits = await (await stack.db("orders"))
-    .collection<{ _id: string; owner: string }>("claims")
-    .find({ _id: { $in: ORDER_STATUSES.map((s) => `orders:${id}:${s}`) } })
-    .toArray();
+  const db = await stack.db("orders");
   const prefix = `orders:${id}:`;
-  const next = new Map(exits.map((e) => [e._id.slice(prefix.length), e.owner.split("|")[0]]));
+  const claims = await db
+    .collection<{ _id: string; owner: string }>("claims")
+    .find({ _id: { $in: ORDER_STATUSES.map((s) => `${prefix}${s}`) } })
+    .toArray();
+  const doc = ObjectId.isValid(id)
+    ? await db
+        .collection<{ exits?: Record<string, string> }>("orders")
+        .findOne({ _id: new ObjectId(id) }, { projection: { exits: 1 } })
+    : null;
+  return pathOf([
+    ...claims.map((c) => [c._id.slice(prefix.length), c.owner] as const),
+    ...Object.entries(doc?.exits ?? {}),
+  ]);
+}
+
+/** The states reached from INIT, following each state's exit (`[from, "<to>|<cause>"]`). */
+export function pathOf(exits: ReadonlyArray<readonly [string, string]>): string[] {
+  const next = new Map(exits.map(([from, owner]) => [from, owner.split("|")[0]]));
   const path: string[] = [];
   for (let s = next.get("INIT"); s && path.length < 8; s = next.get(s)) path.push(s);
   return path;

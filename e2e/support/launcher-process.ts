@@ -1,9 +1,10 @@
 // Runs `npm start`'s launcher as a real process for e2e/launcher.test.ts and watches its process tree.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, REPO_ROOT } from "@ramp/devinfra";
-import { inject } from "vitest";
+import { findPostgres, freePort, keptPostgresBase, REPO_ROOT } from "@ramp/devinfra";
+import { eventually } from "@ramp/devinfra/testing";
+import { expect, inject } from "vitest";
 
 /** Every process whose ancestry leads to `root`, read from /proc (Linux). */
 function descendants(root: number): Map<number, string> {
@@ -53,16 +54,42 @@ export interface LauncherRun {
   stderr(): string;
   /** Every descendant seen so far (pid → command line), including ones that have ended since. */
   seen: Map<number, string>;
+  /** Its RAMP_DATA_DIR. */
+  dataDir: string;
   /** Resolves with the exit code (or signal name) when the launcher ends. */
   exited: Promise<number | string>;
   /** The live descendant whose command line contains `needle`. */
   livePid(needle: string): number | undefined;
 }
 
-export async function runLauncher(env: Record<string, string>): Promise<LauncherRun> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(inject("testDataDir"), "launcher-"));
-  const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "start.ts")], {
+/** A fresh data folder for a launcher, inside this test run's. */
+export const launcherDataDir = () => mkdtempSync(join(inject("testDataDir"), "launcher-"));
+
+/**
+ * How the launcher is run: `start` is scripts/start.ts itself; `bootstrap` is what `npm start` execs;
+ * `npm` is `npm start` as an operator or a process manager runs it, its pid the one they signal.
+ */
+const ENTRY = {
+  start: () => [process.execPath, "--import", "tsx", join(REPO_ROOT, "scripts", "start.ts")],
+  bootstrap: () => [process.execPath, join(REPO_ROOT, "scripts", "bootstrap.mjs"), "start"],
+  npm: () => ["npm", "start", "--silent", "--"],
+} as const;
+
+export interface LauncherOptions {
+  via?: keyof typeof ENTRY;
+  dataDir?: string;
+  port?: number;
+  args?: string[];
+}
+
+export async function runLauncher(
+  env: Record<string, string>,
+  opts: LauncherOptions = {},
+): Promise<LauncherRun> {
+  const port = opts.port ?? (await freePort());
+  const dataDir = opts.dataDir ?? launcherDataDir();
+  const [command = "", ...entryArgs] = ENTRY[opts.via ?? "start"]();
+  const child = spawn(command, [...entryArgs, ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
@@ -100,10 +127,47 @@ export async function runLauncher(env: Record<string, string>): Promise<Launcher
     stdout: () => out,
     stderr: () => err,
     seen,
+    dataDir,
     exited,
     livePid(needle) {
       for (const [pid, cmd] of descendants(child.pid!)) if (cmd.includes(needle)) return pid;
       return undefined;
     },
   };
+}
+
+export const SERVICES = ["pricing", "banking", "chain-watcher", "orders", "webhook-dispatcher", "gateway"];
+
+/**
+ * SIGKILL to the launcher and every descendant it had (for a test that failed half-way), then the
+ * PostgreSQL cluster it kept outside the test's folder, if any (as root: see keptPostgresBase).
+ */
+export function killLeftovers(r: LauncherRun): void {
+  r.child.kill("SIGKILL");
+  for (const pid of r.seen.keys()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  if (!findPostgres()) return;
+  const cluster = keptPostgresBase(r.dataDir);
+  if (!cluster.startsWith(r.dataDir)) rmSync(cluster, { recursive: true, force: true });
+}
+
+/**
+ * The whole stack ran (NATS, the database, each service) and none of it is left: `withinMs` after the
+ * launcher's exit (longer when the main process may exit before the stack it signalled has stopped).
+ */
+/** `servicesStarted`: whether every service was meant to have started (false: the launcher refused first). */
+export async function expectNothingLeft(
+  r: LauncherRun,
+  withinMs = 5_000,
+  servicesStarted = true,
+): Promise<void> {
+  const commands = [...r.seen.values()];
+  expect(commands.some((c) => c.includes("nats-server"))).toBe(true);
+  expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
+  for (const service of SERVICES) {
+    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(servicesStarted);
+  }
+  const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
+  // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.
+  await eventually(() => (left().length === 0 ? true : undefined), withinMs).catch(() => undefined);
+  expect(left()).toEqual([]);
 }

@@ -7,7 +7,7 @@ import { fillIn, signedSample } from "./plan.ts";
 import { plannedCommands } from "./run.ts";
 
 describe("documented commands", () => {
-  it("every command in README.md and docs/ has a decision: run, start or skip with a reason", () => {
+  it("every command in README.md, docs/ and bench/README.md has a decision: run, start or skip with a reason", () => {
     const planned = plannedCommands(REPO_ROOT);
     expect(planned.length).toBeGreaterThan(30);
     const undecided = planned
@@ -61,7 +61,7 @@ describe("documented commands", () => {
     expect(fillIn("ADMIN_TOKEN=… npm run admin -- key create <businessId>", facts)).toBe(
       'ADMIN_TOKEN=tok npm run admin -- key create "$BUSINESS_ID"',
     );
-    expect(fillIn('{"u":"https://example.com/hooks/ramp"}', facts)).toBe(
+    expect(fillIn('{"u":"http://127.0.0.1:3000/hooks/ramp"}', facts)).toBe(
       '{"u":"http://127.0.0.1:7/hooks/ramp"}',
     );
   });

@@ -8,7 +8,7 @@ export interface StackFacts {
   url: string;
   apiKey: string;
   adminToken: string;
-  /** A local URL that answers webhook deliveries, in place of the guide's example.com. */
+  /** A local URL that answers webhook deliveries, in place of the guide's receiver on port 3000. */
   webhookTarget: string;
   /** A scratch folder for files a command writes (.env, body.json). */
   scratch: string;
@@ -53,14 +53,17 @@ const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** The placeholders and the fixed local URL every documented command may contain. */
 export function fillIn(text: string, facts: StackFacts): string {
-  return text
-    .replaceAll("http://127.0.0.1:8080", facts.url)
-    .replaceAll("<printed key>", facts.apiKey)
-    .replaceAll("<printed sandbox key>", facts.apiKey)
-    .replaceAll("<printed admin token>", facts.adminToken)
-    .replaceAll("ADMIN_TOKEN=…", `ADMIN_TOKEN=${facts.adminToken}`)
-    .replaceAll("<businessId>", '"$BUSINESS_ID"')
-    .replaceAll("https://example.com", facts.webhookTarget);
+  return (
+    text
+      .replaceAll("http://127.0.0.1:8080", facts.url)
+      .replaceAll("<printed key>", facts.apiKey)
+      .replaceAll("<printed sandbox key>", facts.apiKey)
+      .replaceAll("<printed admin token>", facts.adminToken)
+      .replaceAll("ADMIN_TOKEN=…", `ADMIN_TOKEN=${facts.adminToken}`)
+      .replaceAll("<businessId>", '"$BUSINESS_ID"')
+      // The guide's own receiver (its verifyWebhook example listens on 3000); the check runs its own.
+      .replaceAll("http://127.0.0.1:3000", facts.webhookTarget)
+  );
 }
 
 type RunPlan = Extract<Plan, { action: "run" }>;
@@ -136,8 +139,18 @@ const RULES: Rule[] = [
       run(c, true, {
         note: "appends to a scratch .env, not the repository's",
         shell: (f) =>
-          `npm run --silent nats:keys >> ${shellQuote(`${f.scratch}/.env`)} && tail -n 1 ${shellQuote(`${f.scratch}/.env`)}`,
-        expect: /_NATS_NKEY_SEED=SU/,
+          `npm run --silent nats:keys >> ${shellQuote(`${f.scratch}/.env`)} && grep -c '_NATS_NKEY_SEED=SU' ${shellQuote(`${f.scratch}/.env`)}`,
+        // A count of the seeds written, not a line of them: seeds stay out of the check's output.
+        expect: /^[1-9]\d*$/m,
+      }),
+  },
+  {
+    match: /^npm run nats:keys$/,
+    plan: (c) =>
+      run(c, true, {
+        note: "only its NATS_PEER_KEYS line shown: the rest are fresh seeds, kept out of the check's output",
+        shell: () => "npm run --silent nats:keys | grep '^NATS_PEER_KEYS='",
+        expect: /^NATS_PEER_KEYS=gateway=U/m,
       }),
   },
   {
@@ -154,6 +167,20 @@ const RULES: Rule[] = [
     plan: (c) => run(c, true, { expect: /is current/ }),
   },
   { match: /^npm run check:docs$/, plan: skip("this check itself") },
+  {
+    match: /^pnpm --filter @ramp\/sdk (?:package|build)$/,
+    plan: (c) => run(c, false, { note: "writes packages/sdk/dist and the tarball (both ignored by git)" }),
+  },
+  {
+    match: /^npm pack \.\/packages\/sdk\/dist$/,
+    plan: skip("the second half of `pnpm --filter @ramp/sdk package`, which is run"),
+  },
+  {
+    match: /^npm install \/path\/to\/ramp\//,
+    plan: skip(
+      "in the reader's own project; e2e/sdk-package.test.ts installs the tarball, offline, into a fresh one",
+    ),
+  },
   {
     match: /^(?:ADMIN_TOKEN=\S+ )?npm run admin -- business create /,
     plan: (c) =>
@@ -178,8 +205,8 @@ const RULES: Rule[] = [
     match: /^(?:[A-Z]+=\$\()?curl /,
     plan: (c) =>
       run(c, true, {
-        ...(c.text.includes("https://example.com")
-          ? { note: "example.com webhook URLs pointed at a local receiver: nothing leaves the machine" }
+        ...(c.text.includes("http://127.0.0.1:3000")
+          ? { note: "the guide's receiver on port 3000 replaced by the check's own, on a free port" }
           : {}),
       }),
   },

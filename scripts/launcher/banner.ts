@@ -1,4 +1,6 @@
 // What `npm start` prints once everything answers.
+
+import type { ConsoleSignIn } from "./console-people.ts";
 import { BANK_CODE_FORMAT, SANDBOX_OFFRAMP, sandboxOfframpCommands } from "./sandbox-example.ts";
 import type { SandboxSeed } from "./seed.ts";
 
@@ -31,12 +33,24 @@ function sandboxExample(url: string, apiKey: string): string[] {
   ];
 }
 
+/** What this start did with the stores: found none, reused the last start's, or removed them (--reset). */
+export type DataState = "new" | "kept" | "reset";
+
+const DATA_STATE: Record<DataState, string> = {
+  new: "new (first start here)",
+  kept: "kept from the last start (npm start -- --reset starts clean)",
+  reset: "reset: started clean (--reset)",
+};
+
 export function banner(opts: {
   seconds: number;
   gateways: readonly string[];
   replicas: number;
   adminToken: string;
   seed: SandboxSeed | undefined;
+  /** The console's sandbox sign-ins, printed with their password. */
+  console?: readonly ConsoleSignIn[];
+  data: { state: DataState; dir: string };
 }): string {
   const [first = "", ...more] = opts.gateways;
   const lines = [
@@ -45,9 +59,13 @@ export function banner(opts: {
     `  API:            ${first}  (reference: ${first}/docs, OpenAPI: ${first}/openapi.json)`,
     ...more.map((url) => `  Gateway replica: ${url}`),
   ];
-  if (opts.seed) lines.push(`  Sandbox key:    ${opts.seed.apiKey}`);
+  lines.push(`  Data:           ${DATA_STATE[opts.data.state]}, in ${opts.data.dir}`);
+  if (opts.seed) {
+    lines.push(`  Sandbox key:    ${opts.seed.apiKey}`);
+    lines.push(`  Webhook secret: ${opts.seed.webhookSecret}  (the key's; the same after a restart)`);
+  }
   lines.push(`  Admin token:    ${opts.adminToken}`);
-  for (const p of opts.seed?.console ?? []) {
+  for (const p of opts.console ?? []) {
     lines.push(
       `  Console ${p.role}:${" ".repeat(7 - p.role.length)}${p.email} / ${p.password}  (POST ${first}/console/v1/session)`,
     );

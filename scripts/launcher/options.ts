@@ -19,7 +19,19 @@ function wholeNumber(
   return n;
 }
 
-export function launcherOptions(env: Record<string, string | undefined>): LauncherOptions {
+/** `--reset` is the one argument `npm start --` takes. */
+function wantsReset(env: Record<string, string | undefined>, args: readonly string[]): boolean {
+  const unknown = args.filter((a) => a !== "--reset");
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (npm start takes --reset)`);
+  const flag = env.RAMP_RESET ?? "";
+  if (!["", "0", "1", "true", "false"].includes(flag)) throw new Error("RAMP_RESET must be 1 or 0");
+  return args.includes("--reset") || flag === "1" || flag === "true";
+}
+
+export function launcherOptions(
+  env: Record<string, string | undefined>,
+  args: readonly string[] = [],
+): LauncherOptions {
   return {
     port: wholeNumber(env, "PORT", 65_535, 8080),
     replicas: wholeNumber(env, "RAMP_REPLICAS", 16, 1),
@@ -28,5 +40,6 @@ export function launcherOptions(env: Record<string, string | undefined>): Launch
     adminToken: env.ADMIN_TOKEN ?? randomBytes(24).toString("hex"),
     sandbox: env.RAMP_SANDBOX ?? "true",
     logLevel: env.LOG_LEVEL ?? "info",
+    reset: wantsReset(env, args),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { launcherOptions } from "./options.ts";
-import { gatewayUrls, planProcesses, SERVICES } from "./plan.ts";
+import { gatewayUrls, listenPorts, planProcesses, SERVICES } from "./plan.ts";
 
 const infra = {
   natsUrl: "nats://127.0.0.1:4222",
@@ -46,5 +46,22 @@ describe("launcher plan", () => {
   it("refuses a replica count that is not a whole number", () => {
     expect(() => launcherOptions({ RAMP_REPLICAS: "0" })).toThrow(/RAMP_REPLICAS/);
     expect(() => launcherOptions({ RAMP_REPLICAS: "two" })).toThrow(/RAMP_REPLICAS/);
+  });
+
+  it("lists every port the processes listen on, checked free before anything starts", () => {
+    const specs = planProcesses(
+      launcherOptions({ PORT: "9000", RAMP_REPLICAS: "2", HEALTH_PORT: "9100" }),
+      infra,
+    );
+    const health = Array.from({ length: 2 * SERVICES.length }, (_, i) => 9100 + i);
+    expect(listenPorts(specs)).toEqual([9000, 9001, ...health]);
+  });
+
+  it("starts clean only when asked: --reset or RAMP_RESET=1; refuses other arguments", () => {
+    expect(launcherOptions({}).reset).toBe(false);
+    expect(launcherOptions({}, ["--reset"]).reset).toBe(true);
+    expect(launcherOptions({ RAMP_RESET: "1" }).reset).toBe(true);
+    expect(() => launcherOptions({ RAMP_RESET: "yes" })).toThrow(/RAMP_RESET/);
+    expect(() => launcherOptions({}, ["--rest"])).toThrow(/--rest/);
   });
 });

@@ -19,6 +19,8 @@ export interface LauncherOptions {
   adminToken: string;
   sandbox: string;
   logLevel: string;
+  /** Start with empty stores instead of the last start's (`npm start -- --reset` or RAMP_RESET=1). */
+  reset: boolean;
 }
 
 export interface ProcessSpec {
@@ -72,4 +74,10 @@ export function planProcesses(opts: LauncherOptions, infra: InfraUrls): ProcessS
 /** Every gateway replica's base URL, in replica order. */
 export function gatewayUrls(specs: readonly ProcessSpec[]): string[] {
   return specs.filter((s) => s.service === "gateway").map((s) => `http://127.0.0.1:${s.env.PORT}`);
+}
+
+/** Every port the planned processes listen on: each gateway's, then each health server's. */
+export function listenPorts(specs: readonly ProcessSpec[]): number[] {
+  const ports = specs.filter((s) => s.service === "gateway").map((s) => Number(s.env.PORT));
+  return [...ports, ...specs.flatMap((s) => (s.env.HEALTH_PORT ? [Number(s.env.HEALTH_PORT)] : []))];
 }

@@ -14,9 +14,19 @@ describe("the sandbox example", () => {
   });
 
   it("is printed by npm start with the real URL and key, and not in production mode", () => {
-    const opts = { seconds: 1, gateways: ["http://127.0.0.1:9123"], replicas: 1, adminToken: "t" };
+    const opts = {
+      seconds: 1,
+      gateways: ["http://127.0.0.1:9123"],
+      replicas: 1,
+      adminToken: "t",
+      data: { state: "new", dir: "/tmp/ramp" },
+    } as const;
     const console = [{ role: "admin" as const, email: "admin@sandbox.local", password: "pw-printed" }];
-    const text = banner({ ...opts, seed: { apiKey: "rk_live_example", console } });
+    const text = banner({
+      ...opts,
+      seed: { apiKey: "rk_live_example", webhookSecret: "whsec_example" },
+      console,
+    });
     expect(text).toContain("Console admin:  admin@sandbox.local / pw-printed");
     for (const command of sandboxOfframpCommands("http://127.0.0.1:9123", "rk_live_example")) {
       const indented = command.replace(/^/gm, "    ");

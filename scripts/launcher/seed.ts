@@ -1,4 +1,5 @@
-// Waits for the stack to answer, then gives the sandbox market rates and a business to try it with.
+// Waits for the stack to answer, then gives the sandbox market rates and a business to try it with:
+// the business of the last start when its key still works, so a restart keeps the key integrators use.
 
 import { type ConsoleSignIn, seedConsolePeople } from "./console-people.ts";
 
@@ -26,25 +27,43 @@ async function retry<T>(what: string, signal: AbortSignal, fn: () => Promise<T |
 
 export interface SandboxSeed {
   apiKey: string;
-  /** The console's sandbox sign-ins (an admin operator and the sandbox business's owner). */
-  console: ConsoleSignIn[];
+  webhookSecret: string;
+  /** Absent in a kept file written before the console existed: then no console people are made. */
+  businessId?: string;
 }
 
 /**
- * Every gateway replica answers /readyz; then, through the first, the admin calls that also need
- * pricing and webhook-dispatcher: market rates and (in the sandbox) a business whose key is printed.
+ * Every gateway replica answers /readyz, which it does once every service it calls has a responder on
+ * this stack's NATS.
  */
-export async function awaitReadyAndSeed(
-  gateways: readonly string[],
-  adminToken: string,
-  sandbox: boolean,
-  signal: AbortSignal,
-): Promise<SandboxSeed | undefined> {
+export async function awaitGatewaysReady(gateways: readonly string[], signal: AbortSignal): Promise<void> {
   for (const url of gateways) {
-    await retry(`${url}/readyz`, signal, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined));
+    await retry(`${url}/readyz`, signal, async () =>
+      (await fetch(`${url}/readyz`, { signal })).ok ? true : undefined,
+    );
   }
-  if (!sandbox) return undefined;
-  const base = gateways[0]!;
+}
+
+/**
+ * The sandbox business: `kept` (the last start's) when the gateway still accepts its key; else a new
+ * one, after the sandbox market rates (set only then, so rates an operator changed survive a restart).
+ */
+export async function sandboxBusiness(
+  base: string,
+  adminToken: string,
+  kept: SandboxSeed | undefined,
+  signal: AbortSignal,
+): Promise<{ seed: SandboxSeed; reused: boolean }> {
+  if (kept) {
+    const status = await retry("sandbox key check", signal, async () => {
+      const res = await fetch(`${base}/pub/v2/rate?currency=NGN`, {
+        headers: { "x-api-key": kept.apiKey },
+        signal,
+      });
+      return res.status >= 500 ? undefined : res.status;
+    });
+    if (status !== 401 && status !== 403) return { seed: kept, reused: true };
+  }
   const admin = (method: string, path: string, body: unknown) =>
     fetch(`${base}/admin/v1${path}`, {
       method,
@@ -57,12 +76,25 @@ export async function awaitReadyAndSeed(
       (await admin("PUT", `/rates/${currency}`, { onRamp, offRamp })).ok ? true : undefined,
     );
   }
-  const business = await retry("sandbox business", signal, async () => {
+  const seed = await retry("sandbox business", signal, async () => {
     const res = await admin("POST", "/businesses", { name: "Sandbox Business", feeBps: 0 });
-    return res.status === 201 ? ((await res.json()) as { id: string; apiKey: string }) : undefined;
+    if (res.status !== 201) return undefined;
+    const { apiKey, webhookSecret, id } = (await res.json()) as SandboxSeed & { id: string };
+    return { apiKey, webhookSecret, businessId: id };
   });
-  const people = await retry("sandbox console people", signal, () =>
-    seedConsolePeople(base, adminToken, business.id, signal),
+  return { seed, reused: false };
+}
+
+/** The console's sandbox sign-ins: an admin operator and the sandbox business's owner, made once. */
+export async function sandboxConsolePeople(
+  base: string,
+  adminToken: string,
+  seed: SandboxSeed,
+  signal: AbortSignal,
+): Promise<ConsoleSignIn[]> {
+  const { businessId } = seed;
+  if (!businessId) return [];
+  return retry("sandbox console people", signal, () =>
+    seedConsolePeople(base, adminToken, businessId, signal),
   );
-  return { apiKey: business.apiKey, console: people };
 }

@@ -3,7 +3,6 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { withoutNatsSeeds } from "@ramp/devinfra";
 import type { ProcessSpec } from "./plan.ts";
 
 /** Restarts of one process before the launcher gives up and brings the stack down. */
@@ -18,6 +17,12 @@ const TAIL_LINES = 20;
 export interface Supervisor {
   /** Resolves with a description when the stack must come down: an exit during start, or too many restarts. */
   readonly fatal: Promise<string>;
+  /**
+   * Resolves once every process has logged "service started": its subscriptions are live on this
+   * stack's NATS and, for a gateway, it listens on its own port. What the banner waits for, so it never
+   * counts a process that is still starting, or another stack's gateway on the same port.
+   */
+  readonly started: Promise<void>;
   /** From now on an exit is a crash to restart, not a failed start. */
   markRunning(): void;
   /** SIGTERM to every process, once; SIGKILL to any still there after the grace period. */
@@ -32,6 +37,27 @@ interface Slot {
   /** Last stderr lines, to print a service's own error when it dies. */
   tail: string[];
   timer: NodeJS.Timeout | undefined;
+  /** Logged "service started" at least once. */
+  started: boolean;
+}
+
+/** The line runtime's bootService logs once a service answers (pino's JSON). */
+const STARTED = /"msg":"service started"/;
+
+/** Calls `onLine` with each whole line of a stream's chunks. */
+function lines(onLine: (line: string) => void): { push(chunk: Buffer): void; end(): void } {
+  let partial = "";
+  return {
+    push(chunk) {
+      const parts = (partial + chunk.toString()).split("\n");
+      partial = parts.pop() ?? "";
+      for (const line of parts) onLine(line);
+    },
+    end() {
+      if (partial) onLine(partial);
+      partial = "";
+    },
+  };
 }
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -43,6 +69,10 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
   const fatal = new Promise<string>((resolve) => {
     reportFatal = resolve;
   });
+  let reportStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    reportStarted = resolve;
+  });
   const slots: Slot[] = specs.map((spec) => ({
     spec,
     child: undefined,
@@ -50,6 +80,7 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
     restarts: 0,
     tail: [],
     timer: undefined,
+    started: false,
   }));
 
   const launch = (slot: Slot) => {
@@ -64,25 +95,35 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
       ["--import", "tsx", join(repoRoot, "services", slot.spec.service, "src", "main.ts")],
       {
         cwd: repoRoot,
-        // Seeds in the launcher's own environment are not passed on: each child gets only its own.
-        env: { ...withoutNatsSeeds(process.env), ...slot.spec.env },
-        stdio: ["ignore", "inherit", "pipe"],
+        // The whole environment, settled by prepareServices: each child gets only its own settings.
+        env: slot.spec.env,
+        stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       },
     );
     slot.child = child;
-    let partial = "";
+    const out = lines((line) => {
+      if (slot.started || !STARTED.test(line)) return;
+      slot.started = true;
+      if (slots.every((s) => s.started)) reportStarted();
+    });
+    child.stdout?.on("data", (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      out.push(chunk);
+    });
+    const err = lines((line) => {
+      slot.tail.push(line);
+      slot.tail.splice(0, Math.max(0, slot.tail.length - TAIL_LINES));
+    });
     child.stderr?.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
-      const lines = (partial + chunk.toString()).split("\n");
-      partial = lines.pop() ?? "";
-      slot.tail.push(...lines);
-      slot.tail.splice(0, Math.max(0, slot.tail.length - TAIL_LINES));
+      err.push(chunk);
     });
     // "close", not "exit": the last stderr lines (the error worth printing) have arrived by then.
     child.on("exit", () => killGroup(child));
     child.on("close", (code, signal) => {
-      if (partial) slot.tail.push(partial);
+      out.end();
+      err.end();
       slot.child = undefined;
       if (!stopping) onExit(slot, code !== null ? `exit code ${code}` : `signal ${signal}`);
     });
@@ -106,6 +147,7 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
 
   return {
     fatal,
+    started,
     markRunning() {
       running = true;
     },

@@ -1,7 +1,16 @@
 import { Address as TonAddress } from "@ton/core";
 import bs58 from "bs58";
 import { getAddress, isAddress } from "ethers";
-import { type Chain, chainFamily } from "./enums.ts";
+import { type Chain, type ChainFamily, chainFamily } from "./enums.ts";
+
+/**
+ * The longest spelling of an address in each family: EVM `0x` and 40 hex digits; Solana 32 bytes in
+ * base58 (at most 44 characters); TON raw `-1:` and 64 hex digits (the friendly forms have 48).
+ * Anything longer is refused before a parser sees it: base58 decoding takes quadratic time.
+ */
+export const ADDRESS_MAX_LENGTH: Record<ChainFamily, number> = { evm: 42, solana: 44, ton: 67 };
+/** The cap of an address field whose chain is known only with the rest of the body. */
+export const MAX_ADDRESS_LENGTH = Math.max(...Object.values(ADDRESS_MAX_LENGTH));
 
 /** The Toncoin pseudo-mint accepted wherever a jetton master address is. */
 export const TONCOIN_MINT = "TON";
@@ -24,7 +33,9 @@ function parseTon(value: string): TonAddress | undefined {
 
 /** Whether `value` is an address in `chain`'s format. TON accepts EQ/UQ friendly and raw `0:` forms. */
 export function isChainAddress(chain: Chain, value: string): boolean {
-  switch (chainFamily(chain)) {
+  const family = chainFamily(chain);
+  if (value.length > ADDRESS_MAX_LENGTH[family]) return false;
+  switch (family) {
     case "evm":
       return isAddress(value);
     case "solana":

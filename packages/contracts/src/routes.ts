@@ -32,6 +32,7 @@ import { OfframpRequest, OnrampRequest, TransactionDto, TransactionParams } from
 import {
   DeliveriesQuery,
   DeliveryAttemptDto,
+  DeliveryId,
   UpdateWebhookRequest,
   WebhookConfigDto,
   WebhookTestQuery,
@@ -39,6 +40,13 @@ import {
 } from "./http/webhooks.ts";
 
 const HealthDto = z.object({ status: z.string() });
+/** Whether a service the gateway calls answers: a responder replied, none is subscribed, or it was too slow. */
+export const DependencyState = z.enum(["ready", "no responders", "no answer"]);
+export type DependencyState = z.infer<typeof DependencyState>;
+const ReadinessDto = HealthDto.extend({
+  /** Each service the gateway calls (pricing, banking, orders, webhook-dispatcher) and its state. */
+  services: z.record(z.string(), DependencyState).optional(),
+});
 
 /**
  * Every route the gateway serves, each written once: the gateway registers its routes by these
@@ -202,11 +210,11 @@ export const Routes = {
   },
   webhookRedeliver: {
     method: "post",
-    path: "/pub/v2/webhook/deliveries/{id}/redeliver",
-    summary: "Send a delivery again now, freshly signed (its id from the delivery log)",
+    path: "/pub/v2/webhook/deliveries/{deliveryId}/redeliver",
+    summary: "Send a delivery again now, freshly signed (its deliveryId from the delivery log)",
     tag: "Public",
     auth: "apiKey",
-    params: z.object({ id: z.string() }),
+    params: z.strictObject({ deliveryId: DeliveryId }),
     ok: { status: 200, schema: WebhookTestResultDto },
     errors: [400, 404],
   },
@@ -326,10 +334,11 @@ export const Routes = {
   readyz: {
     method: "get",
     path: "/readyz",
-    summary: "NATS and the database answer; 503 with status `unavailable` until they do",
+    summary:
+      "NATS, the database and every service the gateway calls answer (`services` says which); 503 with status `unavailable` until they do",
     tag: "Health",
     auth: "none",
-    ok: { status: 200, schema: HealthDto },
+    ok: { status: 200, schema: ReadinessDto },
     errors: [503],
   },
 

@@ -25,7 +25,11 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
         );
         break;
       case "too_big":
-        out.push(`${field} must not be greater than ${String(issue.maximum)}`);
+        out.push(
+          issue.origin === "string"
+            ? `${field} must be at most ${String(issue.maximum)} characters`
+            : `${field} must not be greater than ${String(issue.maximum)}`,
+        );
         break;
       default:
         out.push(field && !issue.message.startsWith(field) ? `${field} ${issue.message}` : issue.message);

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { isIpLiteral, isPublicAddress } from "./ip-addresses.ts";
+import { boundedString, TEXT_MAX } from "./text.ts";
 
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
+export const WEBHOOK_URL_MAX_LENGTH = TEXT_MAX.url;
 export const NOT_PUBLIC_WEBHOOK_URL = "webhook URL must be a public https URL";
 
 function parseHttpUrl(url: string): URL | undefined {
@@ -16,19 +16,12 @@ function parseHttpUrl(url: string): URL | undefined {
  * (`orEmpty`: or "", which clears a saved URL).
  */
 export const webhookUrl = (field: string, opts: { orEmpty?: boolean } = {}) =>
-  z
-    .string({ error: `${field} must be a URL address` })
+  boundedString(WEBHOOK_URL_MAX_LENGTH)
     .superRefine((url, ctx) => {
       if (opts.orEmpty && url === "") return;
-      if (url.length > WEBHOOK_URL_MAX_LENGTH)
-        ctx.addIssue({
-          code: "custom",
-          message: `${field} must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`,
-        });
-      else if (!parseHttpUrl(url))
-        ctx.addIssue({ code: "custom", message: `${field} must be a URL address` });
+      if (!parseHttpUrl(url)) ctx.addIssue({ code: "custom", message: `${field} must be a URL address` });
     })
-    .meta({ format: "uri", maxLength: WEBHOOK_URL_MAX_LENGTH } as Record<string, unknown>);
+    .meta({ format: "uri" });
 
 /**
  * Whether a webhook may be saved with this URL. With private targets allowed (sandbox, local) any

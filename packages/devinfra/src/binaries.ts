@@ -57,10 +57,11 @@ export function findMongod(): string | undefined {
 }
 
 /**
- * FerretDB 1.x with its SQLite backend, built from the module source. `go install …@version` fails on
- * this machine's proxy (it reads the module's version list for deprecations, and that list answers
- * 403), so the exact version is fetched with `go mod download` and built in a scratch copy, with the
- * version file the build expects (normally generated from git).
+ * FerretDB 1.x, built from the module source: one binary holding both its PostgreSQL and its SQLite
+ * backend; which one runs is chosen when it starts. `go install …@version` fails on this machine's
+ * proxy (it reads the module's version list for deprecations, and that list answers 403), so the exact
+ * version is fetched with `go mod download` and built in a scratch copy, with the version file the build
+ * expects (normally generated from git).
  */
 export function ensureFerretDb(toolsDir: string): string {
   const fromPath = onPath("ferretdb");
@@ -74,7 +75,7 @@ export function ensureFerretDb(toolsDir: string): string {
     const scratch = mkdtempSync(join(tmpdir(), "ferretdb-build-"));
     try {
       log(
-        `building FerretDB ${version} (SQLite backend) into ${bin}: once only, several minutes on a slow machine; each package is listed as it compiles`,
+        `building FerretDB ${version} (PostgreSQL and SQLite backends) into ${bin}: once only, several minutes on a slow machine; each package is listed as it compiles`,
       );
       const info = execFileSync(
         "go",

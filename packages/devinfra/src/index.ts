@@ -1,5 +1,6 @@
 export * from "./binaries.ts";
 export * from "./infra.ts";
+export * from "./kept-data.ts";
 export * from "./nats-auth.ts";
 export * from "./nats-cluster.ts";
 export * from "./postgres.ts";

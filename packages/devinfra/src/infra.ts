@@ -3,7 +3,13 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureFerretDb, ensureNatsServer, findMongod } from "./binaries.ts";
-import { createNatsCredentials, type NatsCredentials, natsNkeyEnv, natsSeedEnv } from "./nats-auth.ts";
+import {
+  createNatsCredentials,
+  keptNatsCredentials,
+  type NatsCredentials,
+  natsNkeyEnv,
+  natsSeedEnv,
+} from "./nats-auth.ts";
 import { ensurePostgres, type PostgresServer, postgresAvailable, startPostgres } from "./postgres.ts";
 import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
 
@@ -16,8 +22,9 @@ export interface Infra {
   mongoUrl: string;
   source: "env" | "docker" | "local";
   /**
-   * Each service's NATS nkey seed, to be handed to it as NATS_NKEY_SEED. Local and Docker servers get
-   * fresh keys on every start; with NATS_URL from the environment they come from `<SERVICE>_NATS_NKEY_SEED`.
+   * Each service's NATS nkey seed, to be handed to it as NATS_NKEY_SEED. Docker and throwaway local
+   * servers get fresh keys on every start, a kept local store the keys it was made with; with NATS_URL
+   * from the environment they come from `<SERVICE>_NATS_NKEY_SEED`.
    */
   natsSeeds: Partial<Record<ServiceName, string>>;
   stop(): Promise<void>;
@@ -149,9 +156,11 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
   }
   const dataDir = opts.dataDir ?? DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const launch = { detached: opts.detached ?? false };
+  const launch = { detached: opts.detached ?? false, keep: opts.keep ?? false };
+  // A kept store keeps its keys too (see keptNatsCredentials).
+  const local = launch.keep ? keptNatsCredentials(join(dataDir, "nats")) : credentials;
   const nats = await startNats(ensureNatsServer(TOOLS_DIR), dataDir, opts.natsPort, {
-    credentials,
+    credentials: local,
     ...launch,
   });
   const db = await startLocalDatabase(dataDir, opts.mongoPort, launch, env);
@@ -159,7 +168,7 @@ export async function startInfra(opts: InfraOptions = {}): Promise<Infra> {
     natsUrl: nats.url,
     mongoUrl: db.url,
     source: "local",
-    natsSeeds: seedsOf(credentials),
+    natsSeeds: seedsOf(local),
     async stop() {
       await Promise.all([nats.stop(), db.stop()]);
     },

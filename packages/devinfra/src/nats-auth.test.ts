@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { natsPermissions, SANDBOX_RPCS, SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import {
   createNatsCredentials,
   DEPLOY_NATS_CONFIG,
   DEPLOY_NATS_SANDBOX_CONFIG,
+  keptNatsCredentials,
   type NatsCredentials,
   type NkeyRef,
   natsNkeyEnv,
@@ -85,5 +87,23 @@ describe("docker compose", () => {
     expect([...compose.matchAll(/ports: \[(.*)\]/g)].map((m) => m[1])).toEqual(['"8080:8080"']);
     const localPorts = [...local.matchAll(/ports: \[(.*)\]/g)].map((m) => m[1]);
     expect(localPorts).toEqual(['"127.0.0.1:4222:4222"', '"127.0.0.1:27017:27017"']);
+  });
+});
+
+describe("a kept NATS store's credentials", () => {
+  it("are made once, readable by their owner alone, and the same at the next start", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ramp-kept-nats-"));
+    try {
+      const first = keptNatsCredentials(join(dir, "nats"));
+      expect(statSync(join(dir, "nats", "credentials.json")).mode & 0o777).toBe(0o600);
+      const again = keptNatsCredentials(join(dir, "nats"));
+      for (const svc of SERVICE_NAMES) {
+        expect(again[svc].publicKey).toBe(first[svc].publicKey);
+        expect(again[svc].seed).toBe(first[svc].seed);
+      }
+      expect(keptNatsCredentials(join(dir, "other")).gateway.publicKey).not.toBe(first.gateway.publicKey);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

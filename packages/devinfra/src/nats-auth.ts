@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createUser, fromSeed } from "@nats-io/nkeys";
 import {
   formatPeerKeys,
@@ -14,7 +16,7 @@ export interface ServiceNkey {
 }
 export type NatsCredentials = Readonly<Record<ServiceName, ServiceNkey>>;
 
-/** Fresh nkeys for every service; local servers get new ones on every start, so nothing secret is kept. */
+/** Fresh nkeys for every service: test servers and Docker get new ones on every start. */
 export function createNatsCredentials(): NatsCredentials {
   const entries = SERVICE_NAMES.map((svc) => {
     const kp = createUser();
@@ -22,6 +24,36 @@ export function createNatsCredentials(): NatsCredentials {
   });
   return Object.fromEntries(entries) as Record<ServiceName, ServiceNkey>;
 }
+
+/**
+ * The credentials a kept NATS store was last started with (`credentials.json` in `dir`, readable by its
+ * owner alone), else fresh ones written there: messages a stream still holds from the last start stay
+ * signed by keys the services accept.
+ */
+export function keptNatsCredentials(dir: string): NatsCredentials {
+  const file = join(dir, "credentials.json");
+  if (existsSync(file)) {
+    try {
+      const seeds = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+      const entries = SERVICE_NAMES.map((svc) => {
+        const seed = seeds[svc] ?? "";
+        return [svc, { seed, publicKey: fromSeed(new TextEncoder().encode(seed)).getPublicKey() }] as const;
+      });
+      return Object.fromEntries(entries) as Record<ServiceName, ServiceNkey>;
+    } catch {
+      // unreadable or incomplete: new keys below
+    }
+  }
+  const fresh = createNatsCredentials();
+  mkdirSync(dir, { recursive: true });
+  const seeds = Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, fresh[svc].seed]));
+  writeFileSync(file, `${JSON.stringify(seeds)}\n`, { mode: 0o600 });
+  return fresh;
+}
+
+/** NATS_PEER_KEYS: every service's public key, with which each checks who signed what it consumes. */
+export const peerKeysOf = (creds: NatsCredentials): string =>
+  formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].publicKey])));
 
 /** NATS_PEER_KEYS (every service's public key) for the services whose seeds are known. */
 export function peerKeysFromSeeds(seeds: Partial<Record<ServiceName, string>>): string {
@@ -146,7 +178,7 @@ export function renderNatsConfig(opts: NatsConfigOptions): string {
  * service, and NATS_PEER_KEYS (every public key) with which each service checks who signed a message.
  */
 export function natsEnvLines(creds: NatsCredentials): string {
-  const peers = formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, creds[svc].publicKey])));
+  const peers = peerKeysOf(creds);
   return `${SERVICE_NAMES.map(
     (svc) => `${natsNkeyEnv(svc)}=${creds[svc].publicKey}\n${natsSeedEnv(svc)}=${creds[svc].seed}\n`,
   ).join("")}NATS_PEER_KEYS=${peers}\n`;

@@ -1,9 +1,18 @@
 import { type ChildProcess, execFileSync, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, type LaunchOptions, launch } from "./processes.ts";
+import { freePort, type LaunchOptions, launch, serverDir } from "./processes.ts";
 
 /** Where Debian's `postgresql` package puts each major version's server binaries. */
 const DEBIAN_PG_ROOT = "/usr/lib/postgresql";
@@ -82,12 +91,46 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
+/** Whether the `owner` user can enter `dir` (every folder above it must let it through). */
+function canEnter(owner: { uid: number; gid: number }, dir: string): boolean {
+  const args = [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--", "test", "-x", dir];
+  return spawnSync("setpriv", args).status === 0;
+}
+
 /**
- * A private PostgreSQL cluster on 127.0.0.1 (no unix socket), made fresh by initdb on each start, with
- * one password-protected superuser: its port is reachable by every local user, so it is not left open
- * the way a `trust` cluster would be. Run as the current user; as root (which PostgreSQL refuses) as the
- * `postgres` user, in a folder of its own under the system temp folder (the data folder may sit under a
- * home only root can enter), removed on stop.
+ * Where the cluster lives. A kept one under `dataDir` (`postgres`), or, as root when the `postgres` user
+ * cannot enter `dataDir` (a home only root can enter), in a folder of /var/tmp named for `dataDir`, so
+ * the next start finds it (`removeKeptData` removes it with the rest). A throwaway one beside the other servers' (`postgres-<port>`),
+ * or as root in a fresh folder of the system temp folder, removed on stop.
+ */
+export function postgresBase(
+  dataDir: string,
+  port: number,
+  opts: LaunchOptions,
+  owner: { uid: number; gid: number } | undefined,
+): { base: string; removeOnStop: boolean } {
+  if (!owner) return { base: serverDir(dataDir, "postgres", port, opts), removeOnStop: false };
+  if (!opts.keep) return { base: mkdtempSync(join(tmpdir(), `ramp-postgres-${port}-`)), removeOnStop: true };
+  const inData = join(dataDir, "postgres");
+  if (canEnter(owner, dataDir)) return { base: inData, removeOnStop: false };
+  // /var/tmp rather than /tmp: kept across a reboot.
+  const parent = existsSync("/var/tmp") ? "/var/tmp" : tmpdir();
+  const tag = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
+  return { base: join(parent, `ramp-postgres-kept-${tag}`), removeOnStop: false };
+}
+
+/** The folder of the cluster a `keep` start under `dataDir` uses (whether or not it exists yet). */
+export function keptPostgresBase(dataDir: string): string {
+  const owner = process.getuid?.() === 0 ? systemUserIds() : undefined;
+  return postgresBase(dataDir, 0, { keep: true }, owner).base;
+}
+
+/**
+ * A private PostgreSQL cluster on 127.0.0.1 (no unix socket) with one password-protected superuser: its
+ * port is reachable by every local user, so it is not left open the way a `trust` cluster would be.
+ * Made by initdb, unless `keep` and an earlier start left one (its password kept beside it, readable by
+ * its owner alone, as ~/.pgpass would be). Run as the current user; as root (which PostgreSQL refuses)
+ * as the `postgres` user.
  */
 export async function startPostgres(
   binDir: string,
@@ -98,34 +141,45 @@ export async function startPostgres(
   const p = port ?? (await freePort());
   const asRoot = process.getuid?.() === 0;
   const owner = asRoot ? systemUserIds() : undefined;
-  const base = asRoot ? mkdtempSync(join(tmpdir(), `ramp-postgres-${p}-`)) : join(dataDir, `postgres-${p}`);
-  mkdirSync(base, { recursive: true });
+  const { base, removeOnStop } = postgresBase(dataDir, p, opts, owner);
+  if (opts.keep && !base.startsWith(dataDir)) {
+    log(`the ${SYSTEM_USER} user cannot enter ${dataDir}: its cluster is kept in ${base}`);
+  }
   const pgdata = join(base, "data");
   const pwfile = join(base, "password");
-  const password = randomBytes(18).toString("base64url");
-  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   // setpriv replaces itself with the command, so the pid we hold (and signal) is the server's own.
   const asOwner = (bin: string, args: string[]): [string, string[]] =>
     owner
       ? ["setpriv", [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "--", bin, ...args]]
       : [bin, args];
-  if (owner) {
-    chownSync(base, owner.uid, owner.gid);
-    chownSync(pwfile, owner.uid, owner.gid);
+  const reused = opts.keep === true && existsSync(join(pgdata, "PG_VERSION")) && existsSync(pwfile);
+  let password: string;
+  if (reused) {
+    password = readFileSync(pwfile, "utf8").trim();
+  } else {
+    // Whatever an interrupted initdb left is of no use.
+    rmSync(base, { recursive: true, force: true });
+    mkdirSync(base, { recursive: true, mode: 0o700 });
+    password = randomBytes(18).toString("base64url");
+    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    if (owner) {
+      chownSync(base, owner.uid, owner.gid);
+      chownSync(pwfile, owner.uid, owner.gid);
+    }
+    const [initBin, initArgs] = asOwner(join(binDir, "initdb"), [
+      `--pgdata=${pgdata}`,
+      `--username=${DB_USER}`,
+      `--pwfile=${pwfile}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C",
+      // Flushing initdb's files to disk would only slow every start of a throwaway cluster.
+      ...(opts.keep ? [] : ["--no-sync"]),
+    ]);
+    const init = spawnSync(initBin, initArgs, { cwd: base, encoding: "utf8" });
+    if (!opts.keep) rmSync(pwfile, { force: true });
+    if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout || init.error}`);
   }
-  const [initBin, initArgs] = asOwner(join(binDir, "initdb"), [
-    `--pgdata=${pgdata}`,
-    `--username=${DB_USER}`,
-    `--pwfile=${pwfile}`,
-    "--auth=scram-sha-256",
-    "--encoding=UTF8",
-    "--locale=C",
-    // A throwaway cluster: flushing initdb's files to disk would only slow every start.
-    "--no-sync",
-  ]);
-  const init = spawnSync(initBin, initArgs, { cwd: base, encoding: "utf8" });
-  rmSync(pwfile, { force: true });
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout || init.error}`);
   const [serverBin, serverArgs] = asOwner(join(binDir, "postgres"), [
     "-D",
     pgdata,
@@ -135,17 +189,17 @@ export async function startPostgres(
     "listen_addresses=127.0.0.1",
     "-c",
     "unix_socket_directories=",
-    // Each start makes a new cluster, so waiting for the disk on every commit protects nothing that is
-    // kept; an OS crash can lose the last commits, never corrupt the cluster.
+    // Not waiting for the disk on every commit: an OS crash can lose the last commits of a local
+    // cluster, never corrupt it.
     "-c",
     "synchronous_commit=off",
   ]);
-  const logFile = join(dataDir, `postgres-${p}.log`);
+  const logFile = `${serverDir(dataDir, "postgres", p, opts)}.log`;
   const child = launch(serverBin, serverArgs, logFile, opts);
   const stop = () =>
     new Promise<void>((resolve) => {
       const done = () => {
-        if (asRoot) rmSync(base, { recursive: true, force: true });
+        if (removeOnStop) rmSync(base, { recursive: true, force: true });
         resolve();
       };
       if (child.exitCode !== null || child.signalCode !== null) return done();

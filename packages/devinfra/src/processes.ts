@@ -56,6 +56,16 @@ export interface LaunchOptions {
    * before the infrastructure they are draining into.
    */
   detached?: boolean;
+  /**
+   * Keep the data for the next start: the server's folder is named for the server alone (`nats`,
+   * `ferretdb`, `postgres`) and reused, instead of a fresh `<server>-<port>` folder per start.
+   */
+  keep?: boolean;
+}
+
+/** The folder a server stores into under `dataDir`: its own name when kept, else one per port. */
+export function serverDir(dataDir: string, server: string, port: number, opts: LaunchOptions = {}): string {
+  return join(dataDir, opts.keep ? server : `${server}-${port}`);
 }
 
 /** Runs a server whose folder is `logFile` without `.log`, and marks that folder as used by it and us. */
@@ -113,14 +123,14 @@ export async function startNats(
   opts: NatsOptions = {},
 ): Promise<RunningProcess> {
   const p = port ?? (await freePort());
-  const dir = join(dataDir, `nats-${p}`);
+  const dir = serverDir(dataDir, "nats", p, opts);
   mkdirSync(dir, { recursive: true });
   let args = ["-a", "127.0.0.1", "-p", String(p), "-js", "-sd", dir];
   if (opts.credentials) {
     const config = { listen: `127.0.0.1:${p}`, extraUsers: opts.extraUsers ?? [] };
     args = ["-c", writeNatsConfig(dir, opts.credentials, config)];
   }
-  const child = launch(bin, args, join(dataDir, `nats-${p}.log`), opts);
+  const child = launch(bin, args, `${dir}.log`, opts);
   await waitForPort(p);
   return { url: `nats://127.0.0.1:${p}`, port: p, child, stop: stopper(child) };
 }
@@ -137,7 +147,7 @@ export async function startFerret(
   opts: FerretOptions = {},
 ): Promise<RunningProcess> {
   const p = port ?? (await freePort());
-  const dir = join(dataDir, `ferretdb-${p}`);
+  const dir = serverDir(dataDir, "ferretdb", p, opts);
   mkdirSync(dir, { recursive: true });
   const backend: { args: string[]; env: Record<string, string> } = opts.postgresqlUrl
     ? { args: ["--handler=postgresql"], env: { FERRETDB_POSTGRESQL_URL: opts.postgresqlUrl } }
@@ -153,7 +163,7 @@ export async function startFerret(
       "--debug-addr=-",
       "--log-level=warn",
     ],
-    join(dataDir, `ferretdb-${p}.log`),
+    `${dir}.log`,
     opts,
     backend.env,
   );
@@ -168,12 +178,12 @@ export async function startMongod(
   opts?: LaunchOptions,
 ): Promise<RunningProcess> {
   const p = port ?? (await freePort());
-  const dir = join(dataDir, `mongod-${p}`);
+  const dir = serverDir(dataDir, "mongod", p, opts);
   mkdirSync(dir, { recursive: true });
   const child = launch(
     bin,
     ["--bind_ip", "127.0.0.1", "--port", String(p), "--dbpath", dir],
-    join(dataDir, `mongod-${p}.log`),
+    `${dir}.log`,
     opts,
   );
   await waitForPort(p);

@@ -1,10 +1,10 @@
 /** Helpers shared by every integration test (e2e and services' own `test/` folders). */
 import { createUser } from "@nats-io/nkeys";
 import { connect, type NatsConnection, nkeyAuthenticator } from "@nats-io/transport-node";
-import { formatPeerKeys, type NatsPermissions, SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
+import type { NatsPermissions, ServiceName } from "@ramp/contracts";
 import { bindSigning, messageSigningFor, natsIdentity } from "@ramp/runtime";
 import type {} from "vitest";
-import { createNatsCredentials, type NatsCredentials } from "./nats-auth.ts";
+import { createNatsCredentials, type NatsCredentials, peerKeysOf } from "./nats-auth.ts";
 import { type NatsCluster, startNatsCluster } from "./nats-cluster.ts";
 import { startNats } from "./processes.ts";
 
@@ -82,9 +82,6 @@ async function connectAs(servers: string[], credentials: NatsCredentials, servic
   );
   return nc;
 }
-
-const peerKeysOf = (credentials: NatsCredentials) =>
-  formatPeerKeys(Object.fromEntries(SERVICE_NAMES.map((s) => [s, credentials[s].publicKey])));
 
 const observerAuth = (seed: string) => ({
   inboxPrefix: `_INBOX.${TEST_OBSERVER}`,

@@ -1,7 +1,47 @@
 import { z } from "zod";
 
+/**
+ * A configuration a service refuses: `problems` are the offending variables, one `NAME: reason` each, and
+ * `sandbox` says whether they are sandbox parts production mode refuses rather than invalid values.
+ */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  constructor(
+    message: string,
+    readonly problems: readonly string[] = [],
+    readonly sandbox = false,
+  ) {
+    super(message);
+  }
+}
+
+const INVALID = "invalid configuration:";
+const SANDBOX_REFUSED = "RAMP_SANDBOX=false refuses sandbox parts and default secrets, but these are in use:";
+
+/** One error naming every problem of several services, each line prefixed with its service. */
+export function combinedConfigError(
+  heading: string,
+  byService: ReadonlyMap<string, ConfigError>,
+): ConfigError {
+  const section = (sandbox: boolean) =>
+    [...byService].flatMap(([service, e]) =>
+      e.sandbox === sandbox ? e.problems.map((p) => `    ${service} ${p}`) : [],
+    );
+  const invalid = section(false);
+  const refused = section(true);
+  const lines = [
+    heading,
+    ...(refused.length ? [`  ${SANDBOX_REFUSED}`, ...refused] : []),
+    ...(invalid.length ? [`  ${INVALID}`, ...invalid] : []),
+  ];
+  return new ConfigError(lines.join("\n"), [...refused, ...invalid], invalid.length === 0);
+}
+
+/** The variable names a config schema reads, through the `.transform` pipes some schemas end in. */
+export function configNames(schema: z.ZodType): string[] {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodPipe) return configNames(schema.in as z.ZodType);
+  throw new Error(`no object schema inside ${schema.constructor.name}`);
 }
 
 /**
@@ -15,8 +55,8 @@ export function loadConfig<S extends z.ZodType<BaseConfig>>(
 ): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`${INVALID}\n${problems.map((p) => `  ${p}`).join("\n")}`, problems);
   }
   if (sandboxPartsOf) refuseSandboxParts(parsed.data, sandboxPartsOf(parsed.data));
   return Object.freeze(parsed.data);
@@ -35,10 +75,8 @@ export interface SandboxPart {
  */
 export function refuseSandboxParts(config: { RAMP_SANDBOX: boolean }, parts: readonly SandboxPart[]): void {
   if (config.RAMP_SANDBOX || parts.length === 0) return;
-  const lines = parts.map((p) => `  ${p.name}: ${p.reason}`);
-  throw new ConfigError(
-    `RAMP_SANDBOX=false refuses sandbox parts and default secrets, but these are in use:\n${lines.join("\n")}`,
-  );
+  const problems = parts.map((p) => `${p.name}: ${p.reason}`);
+  throw new ConfigError(`${SANDBOX_REFUSED}\n${problems.map((p) => `  ${p}`).join("\n")}`, problems, true);
 }
 
 /**

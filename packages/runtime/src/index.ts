@@ -18,6 +18,7 @@ export * from "./outbox.ts";
 export * from "./pages.ts";
 export * from "./periodic.ts";
 export * from "./rate-cache.ts";
+export * from "./reconnect-aware-request.ts";
 export * from "./rpc.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";

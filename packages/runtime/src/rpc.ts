@@ -9,6 +9,7 @@ import { AppError, formatIssues, type RpcContract, RpcReply, requestingService }
 import type { z } from "zod";
 import type { Logger } from "./logger.ts";
 import { rpcDuration, rpcRequests } from "./metrics.ts";
+import { requestWhenConnected } from "./reconnect-aware-request.ts";
 import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
 import { inSpan, SpanKind, SpanStatusCode, traceIdOf } from "./tracing.ts";
 
@@ -136,7 +137,7 @@ export async function callRpc<C extends RpcContract>(
     { kind: SpanKind.CLIENT, parent: trace, attributes },
     async (t) => {
       try {
-        const msg = await nc.request(instance, payload, {
+        const msg = await requestWhenConnected(nc, instance, payload, {
           timeout: timeoutMs,
           headers: toHeaders(t),
         });

@@ -11,6 +11,7 @@ import { bindSigning, messageSigningFor } from "./message-signing.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
 import { coalesceWrites } from "./nats-write-coalescing.ts";
+import { trackConnection } from "./reconnect-aware-request.ts";
 import { startTracing } from "./tracing.ts";
 
 export interface Stoppable {
@@ -86,6 +87,7 @@ export async function bootService<C extends BaseConfig>(
     noAsyncTraces: true,
   });
   bindSigning(nc, signing);
+  trackConnection(nc);
   const recoalesce = options.coalesceNatsWrites ? coalesceWrites(nc) : undefined;
   void (async () => {
     for await (const s of nc.status()) {

@@ -1,3 +1,4 @@
+import { type CallOptions, createTransport, type RampClientOptions } from "./transport.ts";
 import type {
   BankAccountDto,
   BankAccountQuery,
@@ -6,7 +7,6 @@ import type {
   CreatePaymentRequest,
   DeliveriesQuery,
   DeliveryAttemptDto,
-  JsonBody,
   OfframpRequest,
   OnrampRequest,
   PaymentDto,
@@ -28,40 +28,31 @@ import type {
   WebhookConfigDto,
   WebhookTestQuery,
   WebhookTestResultDto,
-} from "@ramp/contracts";
-import type { z } from "zod";
-import { type CallOptions, createTransport, type RampClientOptions } from "./transport.ts";
-
-/** What a caller sends is the schema's input (defaults still optional); what it gets is the DTO. */
-type In<S extends z.ZodType> = JsonBody<z.input<S>>;
-type SandboxAccepted = z.infer<typeof SandboxAcceptedDto>;
-/** `limit` is coerced from the query string on the server; a caller passes a number. */
-type DeliveriesFilter = Partial<z.infer<typeof DeliveriesQuery>>;
-type TransactionListFilter = Partial<TransactionListQuery>;
+} from "./types.ts";
 
 const seg = (id: string) => encodeURIComponent(id);
 
 export interface RampClient {
   rates: {
     /** Latest onramp and offramp rates for a currency, the business fee already applied. */
-    get(query: In<typeof RateQuery>, call?: CallOptions): Promise<RatesDto>;
+    get(query: RateQuery, call?: CallOptions): Promise<RatesDto>;
   };
   banks: {
-    list(query?: In<typeof BankQuery>, call?: CallOptions): Promise<BankDto[]>;
+    list(query?: BankQuery, call?: CallOptions): Promise<BankDto[]>;
     /** The unprefixed public list (`/pub/bank`); needs no key and is stable enough to cache. */
-    listPublic(query?: In<typeof PublicBankQuery>, call?: CallOptions): Promise<BankDto[]>;
+    listPublic(query?: PublicBankQuery, call?: CallOptions): Promise<BankDto[]>;
   };
   bankAccounts: {
-    lookup(query: In<typeof BankAccountQuery>, call?: CallOptions): Promise<BankAccountDto>;
+    lookup(query: BankAccountQuery, call?: CallOptions): Promise<BankAccountDto>;
     /** Idempotent per bank code and account number; answers the existing record when registered. */
-    register(body: In<typeof RegisterBankAccountRequest>, call?: CallOptions): Promise<BankAccountDto>;
+    register(body: RegisterBankAccountRequest, call?: CallOptions): Promise<BankAccountDto>;
   };
-  onramp: { create(body: In<typeof OnrampRequest>, call?: CallOptions): Promise<TransactionDto> };
-  offramp: { create(body: In<typeof OfframpRequest>, call?: CallOptions): Promise<TransactionDto> };
+  onramp: { create(body: OnrampRequest, call?: CallOptions): Promise<TransactionDto> };
+  offramp: { create(body: OfframpRequest, call?: CallOptions): Promise<TransactionDto> };
   transactions: {
     get(id: string, call?: CallOptions): Promise<TransactionDto>;
     /** One page, newest first; pass the page's `nextCursor` for the next one (`""` on the last). */
-    list(query?: TransactionListFilter, call?: CallOptions): Promise<TransactionPage>;
+    list(query?: TransactionListQuery, call?: CallOptions): Promise<TransactionPage>;
     /** Every order matching the filter, newest first, page after page. */
     iterate(filter?: TransactionFilter, call?: CallOptions): AsyncIterable<TransactionDto>;
     /** The CSV export (header row, then one RFC 4180 row per order), as text. */
@@ -69,37 +60,37 @@ export interface RampClient {
   };
   quotes: {
     /** A locked rate; pass its `id` as `quoteId` to an onramp or offramp within its lifetime. */
-    create(body: In<typeof QuoteRequest>, call?: CallOptions): Promise<QuoteDto>;
+    create(body: QuoteRequest, call?: CallOptions): Promise<QuoteDto>;
   };
   payments: {
-    create(body: In<typeof CreatePaymentRequest>, call?: CallOptions): Promise<PaymentDto>;
+    create(body: CreatePaymentRequest, call?: CallOptions): Promise<PaymentDto>;
     get(id: string, call?: CallOptions): Promise<PaymentDto>;
   };
   webhooks: {
     /** Only the fields sent change; `""` clears a URL. The answer carries the key's secret. */
-    update(body: In<typeof UpdateWebhookRequest>, call?: CallOptions): Promise<WebhookConfigDto>;
+    update(body: UpdateWebhookRequest, call?: CallOptions): Promise<WebhookConfigDto>;
     /** Sends a signed sample now; a receiver that refuses it is reported in the result, not thrown. */
-    test(query?: In<typeof WebhookTestQuery>, call?: CallOptions): Promise<WebhookTestResultDto>;
-    deliveries(query?: DeliveriesFilter, call?: CallOptions): Promise<DeliveryAttemptDto[]>;
+    test(query?: WebhookTestQuery, call?: CallOptions): Promise<WebhookTestResultDto>;
+    deliveries(query?: DeliveriesQuery, call?: CallOptions): Promise<DeliveryAttemptDto[]>;
     redeliver(deliveryId: string, call?: CallOptions): Promise<WebhookTestResultDto>;
   };
   /** Sandbox deployments only: stand in for the payer's bank transfer or chain deposit. */
   sandbox: {
     onrampFiatDeposit(
       id: string,
-      body?: In<typeof SandboxFiatDepositRequest>,
+      body?: SandboxFiatDepositRequest,
       call?: CallOptions,
-    ): Promise<SandboxAccepted>;
+    ): Promise<SandboxAcceptedDto>;
     offrampTokenDeposit(
       id: string,
-      body?: In<typeof SandboxTokenDepositRequest>,
+      body?: SandboxTokenDepositRequest,
       call?: CallOptions,
-    ): Promise<SandboxAccepted>;
+    ): Promise<SandboxAcceptedDto>;
     paymentDeposit(
       id: string,
-      body?: In<typeof SandboxPaymentDepositRequest>,
+      body?: SandboxPaymentDepositRequest,
       call?: CallOptions,
-    ): Promise<SandboxAccepted>;
+    ): Promise<SandboxAcceptedDto>;
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ErrorBody } from "@ramp/contracts";
+import type { ErrorBody } from "./types.ts";
 
 /**
  * A non-2xx answer of the API, in its documented error shape: `statusCode`, the status text in

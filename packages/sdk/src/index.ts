@@ -3,6 +3,7 @@ export { type ConsoleClient, type ConsoleClientOptions, createConsoleClient, typ
 export { RampApiError, WebhookVerificationError, type WebhookVerificationReason } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export type { CallOptions, RampClientOptions } from "./transport.ts";
+export type * from "./types.ts";
 export {
   type VerifyWebhookOptions,
   verifyWebhook,

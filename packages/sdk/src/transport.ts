@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ErrorBody } from "@ramp/contracts";
 import { RampApiError } from "./errors.ts";
 import {
   parseRetryAfter,
@@ -8,6 +7,7 @@ import {
   resolveRetry,
   retryDelayMs,
 } from "./retry.ts";
+import type { ErrorBody } from "./types.ts";
 
 export interface RampClientOptions {
   apiKey: string;

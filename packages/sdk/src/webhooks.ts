@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import type { PaymentDto, TransactionDto } from "@ramp/contracts";
 import { signatureV1, webhookHeaderNames } from "@ramp/contracts/webhook-signing";
 import { WebhookVerificationError } from "./errors.ts";
+import type { PaymentDto, TransactionDto } from "./types.ts";
 
 /** A ramp order update is the Transaction exactly as `GET /pub/v2/transaction/{id}` returns it. */
 export type WebhookPayload = TransactionDto | PaymentDto;

@@ -27,6 +27,8 @@ import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
 import type { ConsoleStores } from "./people/stores.ts";
 import { rateLimit } from "./rate-limit.ts";
+import { openRateLimitStore } from "./rate-limit-store.ts";
+import { dependencyStates } from "./readiness.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
@@ -38,7 +40,7 @@ import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
+import { answerSecrets, webhookRoutes } from "./routes/webhooks.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -53,9 +55,17 @@ export interface AppDeps {
   ready: () => Promise<boolean>;
 }
 
+/**
+ * A client's `x-request-id`, when it is one: 1 to 128 visible ASCII characters. Anything else is
+ * ignored (a fresh id is made), since the id is echoed, sent on every NATS hop and written in every
+ * log line of the request.
+ */
+export const clientRequestId = (header: string | undefined) =>
+  header && /^[\x21-\x7e]{1,128}$/.test(header) ? header : undefined;
+
 function requestContext(log: Logger) {
   return createMiddleware<GatewayEnv>(async function requestContext(c, next) {
-    const requestId = c.req.header("x-request-id") || undefined;
+    const requestId = clientRequestId(c.req.header("x-request-id"));
     const method = c.req.method;
     const span = {
       kind: SpanKind.SERVER,
@@ -92,19 +102,25 @@ export function createApp(deps: AppDeps) {
   app.use(bodyLimits());
 
   const auth = apiKeyAuth(deps.keys);
-  const limit = rateLimit({
-    perSecond: deps.config.RATE_LIMIT_PER_SECOND,
-    burst: deps.config.RATE_LIMIT_BURST,
-  });
+  const limit = { perSecond: deps.config.RATE_LIMIT_PER_SECOND, burst: deps.config.RATE_LIMIT_BURST };
+  // RATE_LIMIT_PER_SECOND=0 turns the limit off (benchmarks): no guard, no limit bucket.
+  const limits =
+    limit.perSecond > 0
+      ? [
+          rateLimit(
+            openRateLimitStore(deps.nc, limit, { replicas: deps.config.NATS_STREAM_REPLICAS, log: deps.log }),
+          ),
+        ]
+      : [];
   const register = routeRegistrar(app, {
     guards: {
-      apiKey: [auth, limit],
-      sandbox: [auth, limit],
+      apiKey: [auth, ...limits],
+      sandbox: [auth, ...limits],
       admin: [adminAuth(deps.config.ADMIN_TOKEN)],
       console: (route) => [consoleAuth({ ...deps.console, totpRequired: !deps.config.RAMP_SANDBOX })(route)],
       none: [],
     },
-    idempotency: idempotency(deps.idempotency),
+    idempotency: idempotency(deps.idempotency, answerSecrets(deps.nc)),
     audit: auditWrites(deps.console.audit),
     sandbox: deps.config.RAMP_SANDBOX,
   });
@@ -112,8 +128,9 @@ export function createApp(deps: AppDeps) {
   const health = healthHandler(deps.ready);
   register(Routes.healthz, async (c) => c.json((await health(Routes.healthz.path)).body, 200));
   register(Routes.readyz, async (c) => {
-    const r = await health(Routes.readyz.path);
-    return c.json(r.body, r.status === 200 ? 200 : 503);
+    const [own, services] = await Promise.all([health(Routes.readyz.path), dependencyStates(deps.nc)]);
+    const ready = own.status === 200 && Object.values(services).every((s) => s === "ready");
+    return c.json({ status: ready ? "ready" : "unavailable", services }, ready ? 200 : 503);
   });
   referenceRoutes(register, deps.config.PUBLIC_BASE_URL ?? "/");
 

@@ -7,13 +7,14 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   instanceSubject,
+  MAX_ADDRESS_LENGTH,
   type RouteDef,
   Routes,
   Rpc,
   type ServiceName,
   sampleTransaction,
 } from "@ramp/contracts";
-import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -42,6 +43,8 @@ const stoppers: Stoppable[] = [];
 let app: ReturnType<typeof createApp>;
 let apiKey: string;
 
+/** Each message sent to a watched service subject, in order (see beforeAll). */
+const reached: string[] = [];
 /** What each stand-in service received, by subject. */
 const received = new Map<string, unknown[]>();
 const record = (subject: string, request: unknown) =>
@@ -91,6 +94,26 @@ beforeAll(async () => {
   const dispatcher = await connect("webhook-dispatcher");
   const orders = await connect("orders");
   const banking = await connect("banking");
+  // Every message to these subjects, whether or not it would pass the owner's own validation. Each
+  // watcher has a connection of its own: a second subscription beside a responder's would change
+  // which of its deliveries the server lets it answer.
+  for (const [service, contracts] of [
+    [
+      "orders",
+      [Rpc.onrampCreate, Rpc.offrampCreate, Rpc.quoteCreate, Rpc.paymentCreate, Rpc.transactionList],
+    ],
+    ["banking", [Rpc.banksList, Rpc.accountsLookup, Rpc.accountsRegister]],
+    ["webhook-dispatcher", [Rpc.webhookConfigUpdate, Rpc.webhookDeliveries, Rpc.webhookRedeliver]],
+    ["pricing", [Rpc.profileSet]],
+  ] as const) {
+    const watcher = await connect(service);
+    for (const { subject } of contracts)
+      watcher.subscribe(subject, {
+        callback: () => {
+          reached.push(subject);
+        },
+      });
+  }
   stoppers.push(
     serveRpc(pricing, Rpc.profileSet, "pricing", log, async () => ({ ok: true as const })),
     serveRpc(pricing, Rpc.marketRateDelete, "pricing", log, async (req) => {
@@ -100,6 +123,11 @@ beforeAll(async () => {
     serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
       rampWebhookURL: null,
       paymentWebhookURL: null,
+      webhookSecret: WEBHOOK_SECRET,
+    })),
+    serveRpc(dispatcher, Rpc.webhookConfigUpdate, "webhook-dispatcher", log, async (req) => ({
+      rampWebhookURL: req.body.rampWebhookURL || null,
+      paymentWebhookURL: req.body.paymentWebhookURL || null,
       webhookSecret: WEBHOOK_SECRET,
     })),
     serveRpc(banking, Rpc.banksList, "banking", log, async (req) => {
@@ -138,7 +166,7 @@ beforeAll(async () => {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
     body: JSON.stringify({ name: "In-process", feeBps: 10 }),
   });
-  expect(created.status).toBe(201);
+  expect(created.status, await created.clone().text()).toBe(201);
   ({ apiKey } = (await created.json()) as { apiKey: string });
 });
 afterAll(async () => {
@@ -273,6 +301,114 @@ describe("validation answers 400 in the documented shape, before any service is 
   });
 });
 
+describe("hostile strings are refused at the edge, before any service is called", () => {
+  const onrampBody = {
+    currency: "NGN",
+    chain: "SOLANA",
+    mint: offrampBody.mint,
+    recipient: offrampBody.mint,
+    fiatAmount: 5000,
+  };
+  const post = (path: string, body: object, headers: Record<string, string> = keyed(json)) =>
+    app.request(path, { method: "POST", headers, body: JSON.stringify(body) });
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, ...json };
+  /** Each request, and the field its 400 names. */
+  const hostile = (text: string): [string, () => Response | Promise<Response>][] => [
+    ["description", () => post(Routes.offrampCreate.path, { ...offrampBody, description: text })],
+    ["userExternalId", () => post(Routes.onrampCreate.path, { ...onrampBody, userExternalId: text })],
+    [
+      "reference",
+      () => post(Routes.paymentCreate.path, { method: "FIAT", currency: "NGN", amount: 5, reference: text }),
+    ],
+    ["name", () => post(Routes.adminBusinessCreate.path, { name: text }, admin)],
+    [
+      "accountNumber",
+      () => post(Routes.bankAccountRegister.path, { bankCode: "000013", accountNumber: text }),
+    ],
+    [
+      "id",
+      () => app.request(`/pub/v2/webhook/deliveries?id=${encodeURIComponent(text)}`, { headers: keyed() }),
+    ],
+    ["deliveryId", () => post(`/pub/v2/webhook/deliveries/${encodeURIComponent(text)}/redeliver`, {})],
+    [
+      "cursor",
+      () => app.request(`/pub/v2/transactions?cursor=${encodeURIComponent(text)}`, { headers: keyed() }),
+    ],
+    ["name", () => app.request(`/pub/v2/bank?name=${encodeURIComponent(text)}`, { headers: keyed() })],
+  ];
+
+  it("a control character anywhere (NUL, ESC, DEL, NEL) is a 400 naming the field; no service hears of it", async () => {
+    const before = reached.length;
+    for (const c of ["\u0000", "\u001b", "\u007f", "\u0085"]) {
+      for (const [field, send] of hostile(`ab${c}cd`)) {
+        const res = await send();
+        const body = await expectError(res, 400);
+        expect(body.message, `${field} ${JSON.stringify(c)}`).toEqual([
+          `${field} must not contain control characters or unpaired surrogates`,
+        ]);
+      }
+    }
+    // No order, payment, business or bank account was begun: nothing reached the services that allocate them.
+    expect(reached.slice(before)).toEqual([]);
+    // While the same request with plain text does reach orders (so the watch above would have seen it).
+    expect((await post(Routes.offrampCreate.path, { ...offrampBody, description: "ab cd" })).status).toBe(
+      201,
+    );
+    await eventually(() => {
+      expect(reached.slice(before)).toEqual([Rpc.offrampCreate.subject]);
+      return true;
+    });
+  });
+
+  it("60 KB in any string field is a 400 naming the field's cap; no service hears of it", async () => {
+    const before = reached.length;
+    const huge = "2".repeat(60_000);
+    for (const [field, send] of hostile(huge)) {
+      const body = await expectError(await send(), 400);
+      expect(body.message, field).toEqual([
+        expect.stringMatching(new RegExp(`^${field} must be at most \\d+ characters$`)),
+      ]);
+    }
+    // Addresses: what took base58 decoding seconds of CPU.
+    for (const [path, body] of [
+      [Routes.quoteCreate.path, { type: "OFF_RAMP", currency: "NGN", mint: huge, amount: 5 }],
+      [Routes.onrampCreate.path, { ...onrampBody, recipient: huge }],
+      [Routes.offrampCreate.path, { ...offrampBody, mint: huge }],
+    ] as const) {
+      const res = await post(path, body);
+      const field = "recipient" in body && body.recipient === huge ? "recipient" : "mint";
+      expect((await expectError(res, 400)).message).toEqual([
+        `${field} must be at most ${MAX_ADDRESS_LENGTH} characters`,
+      ]);
+    }
+    expect(reached.slice(before)).toEqual([]);
+  });
+
+  it("x-request-id is taken as the request's id only when it is 1 to 128 visible ASCII characters", async () => {
+    const id = async (value: string) =>
+      (
+        await app.request("/pub/v2/rate?currency=EUR", { headers: keyed({ "x-request-id": value }) })
+      ).headers.get("x-request-id");
+    expect(await id("client-req_42")).toBe("client-req_42");
+    for (const value of ["r".repeat(10_000), "a b", "clé"]) {
+      const answered = await id(value);
+      expect(answered, value).not.toBe(value);
+      expect(answered, value).toMatch(/^[\x21-\x7e]{1,128}$/);
+    }
+  });
+
+  it("deeply nested JSON is refused with a 400 (or 413 past the body limit), cheaply and in the documented shape", async () => {
+    for (const depth of [1_000, 30_000, 100_000]) {
+      const res = await app.request(Routes.offrampCreate.path, {
+        method: "POST",
+        headers: keyed(json),
+        body: `{"description":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+      });
+      await expectError(res, 2 * depth > BODY_LIMIT_BYTES ? 413 : 400);
+    }
+  });
+});
+
 describe("unknown routes", () => {
   it("answer 404 in the documented shape, for an unknown path and for a known path's wrong method", async () => {
     const path = await expectError(await app.request("/pub/v2/nothing-here", { headers: keyed() }), 404);
@@ -309,6 +445,35 @@ describe("a route's success answer comes from its table entry", () => {
     expect(again.headers.get(IDEMPOTENT_REPLAYED_HEADER)).toBe("true");
     expect(await again.json()).toEqual(order);
     expect(received.get(Rpc.offrampCreate.subject)).toHaveLength(before + 1);
+  });
+
+  it("replays PATCH /pub/v2/webhook with its webhookSecret, though no secret is kept in the gateway's database", async () => {
+    const send = () =>
+      app.request(Routes.webhookUpdate.path, {
+        method: "PATCH",
+        headers: keyed({ ...json, [IDEMPOTENCY_KEY_HEADER]: "in-process-webhook-1" }),
+        body: JSON.stringify({ rampWebhookURL: "https://example.com/hook" }),
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const text = await first.text();
+    expect(JSON.parse(text)).toEqual({
+      rampWebhookURL: "https://example.com/hook",
+      paymentWebhookURL: null,
+      webhookSecret: WEBHOOK_SECRET,
+    });
+
+    // Everything the gateway's database holds, records and answers alike.
+    for (const { name } of await db.listCollections().toArray()) {
+      const docs = JSON.stringify(await db.collection(name).find().toArray());
+      expect(docs, name).not.toContain(WEBHOOK_SECRET);
+      expect(docs, name).not.toContain("ab".repeat(32));
+    }
+
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.headers.get(IDEMPOTENT_REPLAYED_HEADER)).toBe("true");
+    expect(await again.text()).toBe(text);
   });
 
   it("streams the CSV export with the entry's content type, the filter reaching orders", async () => {

@@ -15,11 +15,23 @@ export interface SendResult {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
-  /** The receiver's answer, truncated: enough to debug from the delivery log, never a memory risk. */
+  /** The start of the receiver's answer (see `keptResponse`), for the delivery log. */
   response: string | null;
 }
 
-export const RESPONSE_LIMIT = 1024;
+/** Bytes of a receiver's answer kept: enough to recognise an error page, never a document. */
+export const RESPONSE_EXCERPT_LIMIT = 200;
+
+/**
+ * What the delivery log keeps of an answer: a short excerpt from a public receiver, nothing from one on a
+ * private network (allowed in the sandbox or with WEBHOOK_ALLOW_PRIVATE). Whoever configures a webhook
+ * reads the log back, so keeping a private target's answer would make the dispatcher a reader of the
+ * network it runs in; the status and duration say whether the receiver took the delivery.
+ */
+export function keptResponse(remoteAddress: string | undefined, body: Buffer): string | null {
+  if (!remoteAddress || !isPublicAddress(remoteAddress)) return null;
+  return body.subarray(0, RESPONSE_EXCERPT_LIMIT).toString("utf8");
+}
 
 /**
  * Resolves and vets in the same step that connects, so the addresses checked are the addresses
@@ -54,15 +66,15 @@ function describeError(err: unknown, timeoutMs: number, timedOut: boolean): stri
   return `Request failed: ${e?.message ?? String(err)}`;
 }
 
-function readLimited(res: IncomingMessage): Promise<string> {
+function readLimited(res: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     res.on("data", (chunk: Buffer) => {
-      if (size < RESPONSE_LIMIT) chunks.push(chunk);
+      if (size < RESPONSE_EXCERPT_LIMIT) chunks.push(chunk);
       size += chunk.length;
     });
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_LIMIT).toString("utf8"));
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_LIMIT));
     res.on("end", done);
     res.on("close", done);
     res.on("error", done);
@@ -105,7 +117,7 @@ export async function postWebhook(
     }, opts.timeoutMs);
     req.on("response", async (res) => {
       const statusCode = res.statusCode ?? 0;
-      const response = await readLimited(res);
+      const response = keptResponse(res.socket?.remoteAddress, await readLimited(res));
       clearTimeout(timer);
       const ok = statusCode >= 200 && statusCode < 300;
       let error: string | null = null;

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { boundedString } from "../text.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
+import { DateTimeFilter } from "./transaction-list.ts";
 
 export const AuditActorKind = z.enum(["operator", "member", "admin-token"]);
 
@@ -27,14 +29,12 @@ export const AuditEntryDto = z.object({
 });
 export type AuditEntryDto = z.infer<typeof AuditEntryDto>;
 
-const dateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
-
 /** `actor` is a person's id or email, or `admin-token`; `from` inclusive, `to` exclusive. */
 export const AuditFilter = z.strictObject({
-  actor: z.string().min(1).max(254).optional(),
-  action: z.string().min(1).max(100).optional(),
-  from: dateTime.optional(),
-  to: dateTime.optional(),
+  actor: boundedString(254, { min: 1 }).optional(),
+  action: boundedString(100, { min: 1 }).optional(),
+  from: DateTimeFilter.optional(),
+  to: DateTimeFilter.optional(),
 });
 export type AuditFilter = z.infer<typeof AuditFilter>;
 

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { MAX_ADDRESS_LENGTH } from "../addresses.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 
 export const BankDto = z
   .object({
@@ -12,13 +14,13 @@ export const BankDto = z
 export type BankDto = z.infer<typeof BankDto>;
 
 export const BankQuery = z.strictObject({
-  code: z.string().optional(),
-  name: z.string().optional(),
-  country: z.string().optional(),
+  code: boundedString(TEXT_MAX.code).optional(),
+  name: boundedString(TEXT_MAX.freeText).optional(),
+  country: boundedString(TEXT_MAX.code).optional(),
 });
 export type BankQuery = z.infer<typeof BankQuery>;
 
-export const PublicBankQuery = z.strictObject({ name: z.string().optional() });
+export const PublicBankQuery = z.strictObject({ name: boundedString(TEXT_MAX.freeText).optional() });
 
 export const BankAccountDto = z
   .object({
@@ -32,7 +34,10 @@ export const BankAccountDto = z
 export type BankAccountDto = z.infer<typeof BankAccountDto>;
 
 export const BankAccountQuery = z
-  .strictObject({ address: z.string().min(1).optional(), accountNumber: z.string().min(1).optional() })
+  .strictObject({
+    address: boundedString(MAX_ADDRESS_LENGTH, { min: 1 }).optional(),
+    accountNumber: boundedString(TEXT_MAX.identifier, { min: 1 }).optional(),
+  })
   .refine((q) => q.address !== undefined || q.accountNumber !== undefined, {
     message: "one of address or accountNumber must be given",
   });
@@ -40,8 +45,8 @@ export type BankAccountQuery = z.infer<typeof BankAccountQuery>;
 
 export const RegisterBankAccountRequest = z
   .strictObject({
-    bankCode: z.string().min(1),
-    accountNumber: z.string().min(1),
+    bankCode: boundedString(TEXT_MAX.code, { min: 1 }),
+    accountNumber: boundedString(TEXT_MAX.identifier, { min: 1 }),
   })
   .meta({ id: "RegisterBankAccountDto" });
 export type RegisterBankAccountRequest = z.infer<typeof RegisterBankAccountRequest>;

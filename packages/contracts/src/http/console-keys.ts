@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { jsonInteger } from "../decimals.ts";
 import { Currency } from "../enums.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
 import { ObjectIdString } from "./transactions.ts";
 import { DeliveryAttemptDto } from "./webhooks.ts";
@@ -21,7 +22,7 @@ export const ApiKeyPage = consolePage(ApiKeyDto);
 /** Operators name the business; a member's own is implied. */
 export const KeyListQuery = ConsoleListQuery.extend({ businessId: ObjectIdString.optional() });
 export const CreateKeyRequest = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: boundedString(100, { min: 1 }),
   businessId: ObjectIdString.optional(),
 });
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
@@ -65,7 +66,7 @@ export const RateHistoryQuery = ConsoleListQuery.extend({ currency: Currency.opt
 export type RateHistoryQuery = z.infer<typeof RateHistoryQuery>;
 
 /** The signed-in person's password again: revealing a secret is worth a second proof. */
-export const RevealSecretRequest = z.strictObject({ password: z.string().min(1).max(256) });
+export const RevealSecretRequest = z.strictObject({ password: boundedString(256, { min: 1 }) });
 export const WebhookSecretDto = z.object({ webhookSecret: z.string() });
 
 export const ROTATION_OVERLAP_MAX_HOURS = 72;
@@ -83,7 +84,7 @@ export type RotatedSecretDto = z.infer<typeof RotatedSecretDto>;
 export const ConsoleDeliveriesQuery = ConsoleListQuery.extend({
   businessId: ObjectIdString.optional(),
   keyId: ObjectIdString.optional(),
-  orderId: z.string().max(64).optional(),
+  orderId: boundedString(TEXT_MAX.identifier).optional(),
   status: z.enum(["delivered", "failed"]).optional(),
 });
 export type ConsoleDeliveriesQuery = z.infer<typeof ConsoleDeliveriesQuery>;
@@ -92,5 +93,5 @@ export const ConsoleDeliveryPage = consolePage(ConsoleDeliveryDto);
 export type ConsoleDeliveryPage = z.infer<typeof ConsoleDeliveryPage>;
 /** The delivery id of the log (`deliveryId`), which each attempt of one delivery shares. */
 export const DeliveryParams = z.strictObject({
-  id: z.string().regex(/^(test_)?[0-9a-f]{24}$/, "id must be a delivery id"),
+  id: boundedString(TEXT_MAX.identifier).regex(/^(test_)?[0-9a-f]{24}$/, "id must be a delivery id"),
 });

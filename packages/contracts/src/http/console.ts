@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedString, TEXT_MAX } from "../text.ts";
 import { ObjectIdString } from "./transactions.ts";
 
 /** Platform operators: `admin` manages operators, `operator` runs the platform, `viewer` only reads. */
@@ -17,13 +18,10 @@ export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
 /** Compared case-insensitively: kept lower-cased. */
-export const Email = z
-  .string()
-  .trim()
-  .max(254)
+export const Email = boundedString(254)
   .pipe(z.email())
   .transform((e) => e.toLowerCase());
-export const Password = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+export const Password = boundedString(PASSWORD_MAX_LENGTH, { min: PASSWORD_MIN_LENGTH });
 
 export const CreateOperatorRequest = z.strictObject({ email: Email, password: Password, role: OperatorRole });
 export type CreateOperatorRequest = z.infer<typeof CreateOperatorRequest>;
@@ -33,11 +31,10 @@ export type OperatorDto = z.infer<typeof OperatorDto>;
 
 export const SignInRequest = z.strictObject({
   // Not `Email`: a malformed address is just another wrong sign-in, answered like every other one.
-  email: z.string().trim().min(1).max(254),
-  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+  email: boundedString(254, { min: 1 }),
+  password: boundedString(PASSWORD_MAX_LENGTH, { min: 1 }),
   /** The 6-digit code, required once the person has enrolled TOTP. */
-  totp: z
-    .string()
+  totp: boundedString(6)
     .regex(/^\d{6}$/)
     .optional(),
 });
@@ -62,7 +59,7 @@ export const SESSION_COOKIE = "ramp_session";
 
 /** A pending TOTP secret: shown once, active only after a code made from it is confirmed. */
 export const TotpEnrolmentDto = z.object({ secret: z.string(), otpauthUri: z.string() });
-export const TotpConfirmRequest = z.strictObject({ code: z.string().regex(/^\d{6}$/) });
+export const TotpConfirmRequest = z.strictObject({ code: boundedString(6).regex(/^\d{6}$/) });
 
 export const PersonParams = z.strictObject({ id: ObjectIdString });
 
@@ -72,7 +69,7 @@ export const CONSOLE_PAGE_MAX = 100;
 /** The list conventions of every console list: newest first, one page after the opaque cursor. */
 export const ConsoleListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(CONSOLE_PAGE_MAX).default(CONSOLE_PAGE_DEFAULT),
-  cursor: z.string().max(200).optional(),
+  cursor: boundedString(TEXT_MAX.cursor).optional(),
 });
 export type ConsoleListQuery = z.infer<typeof ConsoleListQuery>;
 

@@ -1,16 +1,17 @@
 import { z } from "zod";
-import { isChainMint } from "../addresses.ts";
+import { isChainMint, MAX_ADDRESS_LENGTH } from "../addresses.ts";
 import { DecimalString, EDGE_DECIMALS, jsonDecimal, readJsonDecimal } from "../decimals.ts";
 import { Chain, Currency, PaymentMethod, PaymentStatus } from "../enums.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 
 const paymentFields = <A extends z.ZodType<string>>(amount: A) =>
   z.strictObject({
     method: PaymentMethod.default("TOKEN"),
     chain: Chain.optional(),
-    mint: z.string().min(1).optional(),
+    mint: boundedString(MAX_ADDRESS_LENGTH, { min: 1 }).optional(),
     currency: Currency.optional(),
     amount,
-    reference: z.string().max(200).optional(),
+    reference: boundedString(TEXT_MAX.freeText).optional(),
   });
 
 const checkPayment = (

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { isChainMint } from "../addresses.ts";
+import { isChainMint, MAX_ADDRESS_LENGTH } from "../addresses.ts";
 import { Chain, Currency, TransactionType } from "../enums.ts";
+import { boundedString } from "../text.ts";
 import { type Amounts, checkAmounts, edgeAmounts, orderAmountFields, wireAmounts } from "./transactions.ts";
 
 /** Offramp orders default to SOLANA; an onramp order names its chain, and so does its quote. */
@@ -11,7 +12,7 @@ const quoteFields = <A extends Amounts>(a: A) =>
     type: TransactionType,
     currency: Currency,
     chain: Chain.optional(),
-    mint: z.string().min(1),
+    mint: boundedString(MAX_ADDRESS_LENGTH, { min: 1 }),
     ...orderAmountFields(a),
   });
 

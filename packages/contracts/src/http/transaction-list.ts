@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { Chain, Currency, OrderStatus, TransactionType } from "../enums.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 import { TransactionDto } from "./transactions.ts";
 
-const dateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
+/** An ISO 8601 date-time filter (`from`, `to`), bounded before it is parsed. */
+export const DateTimeFilter = z
+  .string()
+  .max(TEXT_MAX.dateTime, { abort: true })
+  .check(z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" }));
 
 /** Filters of the transaction list and export; `from` is inclusive, `to` exclusive (on `createdAt`). */
 export const TransactionFilter = z.strictObject({
@@ -10,8 +15,8 @@ export const TransactionFilter = z.strictObject({
   status: OrderStatus.optional(),
   chain: Chain.optional(),
   currency: Currency.optional(),
-  from: dateTime.optional(),
-  to: dateTime.optional(),
+  from: DateTimeFilter.optional(),
+  to: DateTimeFilter.optional(),
 });
 export type TransactionFilter = z.infer<typeof TransactionFilter>;
 
@@ -24,7 +29,7 @@ export const TRANSACTION_PAGE_MAX = 100;
 export const TransactionListQuery = TransactionFilter.extend({
   limit: z.coerce.number().int().min(1).max(TRANSACTION_PAGE_MAX).default(TRANSACTION_PAGE_DEFAULT),
   /** Opaque; the `nextCursor` of the previous page. */
-  cursor: z.string().optional(),
+  cursor: boundedString(TEXT_MAX.cursor).optional(),
 });
 export type TransactionListQuery = z.infer<typeof TransactionListQuery>;
 

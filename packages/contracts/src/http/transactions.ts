@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { isChainAddress, isChainMint } from "../addresses.ts";
+import { isChainAddress, isChainMint, MAX_ADDRESS_LENGTH } from "../addresses.ts";
 import { DecimalString, EDGE_DECIMALS, jsonDecimal } from "../decimals.ts";
 import { Chain, Currency, OrderStatus, TransactionType } from "../enums.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 import { webhookUrl } from "../webhook-urls.ts";
 
 /**
@@ -74,20 +75,26 @@ export const orderAmountFields = <A extends Amounts>(a: A) => ({
 });
 
 /** A quote's id (from `POST /pub/v2/quote`); its rate and amounts replace amount/fiatAmount. */
-const quoteId = z.string().min(1).max(64);
+const quoteId = boundedString(TEXT_MAX.identifier, { min: 1 });
 
-const bvn = z.string().regex(/^\d{11}$/, "bvn must be 11 digits");
+/** A recipient or token address of any chain; `checkOnramp`/`checkOfframp` check it against the chain. */
+const address = boundedString(MAX_ADDRESS_LENGTH, { min: 1 });
+
+const bvn = z
+  .string()
+  .max(11, { abort: true })
+  .regex(/^\d{11}$/, "bvn must be 11 digits");
 
 const onrampFields = <A extends Amounts>(a: A) =>
   z.strictObject({
     fiatAmount: a.fiat.optional(),
     amount: a.token.optional(),
     currency: Currency,
-    recipient: z.string().min(1),
-    mint: z.string().min(1),
+    recipient: address,
+    mint: address,
     chain: Chain,
     webhookURL: webhookUrl("webhookURL").optional(),
-    userExternalId: z.string().max(200).optional(),
+    userExternalId: boundedString(TEXT_MAX.freeText).optional(),
     businessUSDCFee: a.fee.optional(),
     bvn: bvn.optional(),
     quoteId: quoteId.optional(),
@@ -118,16 +125,16 @@ export const OnrampOrder = onrampFields(wireAmounts).superRefine(checkOnramp);
 
 const offrampFields = <A extends Amounts>(a: A) =>
   z.strictObject({
-    accountNumber: z.string().min(1),
-    bankCode: z.string().min(1),
+    accountNumber: boundedString(TEXT_MAX.identifier, { min: 1 }),
+    bankCode: boundedString(TEXT_MAX.code, { min: 1 }),
     currency: Currency,
-    mint: z.string().min(1),
+    mint: address,
     amount: a.token.optional(),
     fiatAmount: a.fiat.optional(),
     chain: Chain.default("SOLANA"),
     webhookURL: webhookUrl("webhookURL").optional(),
     saveBeneficiary: z.boolean().optional(),
-    description: z.string().max(200).optional(),
+    description: boundedString(TEXT_MAX.freeText).optional(),
     businessUSDCFee: a.fee.optional(),
     bvn: bvn.optional(),
     quoteId: quoteId.optional(),
@@ -148,5 +155,8 @@ export type OfframpRequest = z.infer<typeof OfframpRequest>;
 export const OfframpOrder = offrampFields(wireAmounts).superRefine(checkOfframp);
 
 // No regex flags: OpenAPI emits only the source, so `/i` would become a pattern rejecting uppercase ids.
-export const ObjectIdString = z.string().regex(/^[0-9a-fA-F]{24}$/, "id must be a mongodb id");
+export const ObjectIdString = z
+  .string()
+  .max(24, { abort: true })
+  .regex(/^[0-9a-fA-F]{24}$/, "id must be a mongodb id");
 export const TransactionParams = z.strictObject({ id: ObjectIdString });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WebhookType } from "../enums.ts";
+import { boundedString, TEXT_MAX } from "../text.ts";
 import { webhookUrl } from "../webhook-urls.ts";
 
 /** "" clears the field; whether a URL may point somewhere private is the dispatcher's call. */
@@ -44,10 +45,12 @@ export const SUPERSEDED_DELIVERY = "superseded: a newer status of this order was
 
 export const DeliveryAttemptDto = z
   .object({
-    id: z.string(),
-    deliveryId: z.string(),
+    id: z.string().describe("This attempt's own id: one entry of the log"),
+    deliveryId: z
+      .string()
+      .describe("The delivery the attempt belongs to, shared by its retries: what redeliver takes"),
     type: WebhookType,
-    subjectId: z.string(),
+    subjectId: z.string().describe("The order or payment delivered: what `?id=` filters the log by"),
     url: z.string(),
     attempt: z.number().int(),
     delivered: z.boolean(),
@@ -60,7 +63,11 @@ export const DeliveryAttemptDto = z
   .meta({ id: "WebhookDeliveryAttemptDto" });
 export type DeliveryAttemptDto = z.infer<typeof DeliveryAttemptDto>;
 
+/** A delivery's id, from the delivery log. */
+export const DeliveryId = boundedString(TEXT_MAX.identifier, { min: 1 });
+
 export const DeliveriesQuery = z.strictObject({
-  id: z.string().optional(),
+  /** An order's or payment's id: only its deliveries (`subjectId`). */
+  id: DeliveryId.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

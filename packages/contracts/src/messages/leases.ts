@@ -25,3 +25,12 @@ export const HoldBuckets = {
   banking: { bucket: "ramp_holds_banking", owner: "banking" },
   chainWatcher: { bucket: "ramp_holds_chain_watcher", owner: "chain-watcher" },
 } as const satisfies Record<string, LeaseBucketContract>;
+
+/**
+ * Limit buckets: what a service's replicas share so a limit holds for the service as a whole, not for
+ * each process (the gateway's per-API-key request rate: N replicas still allow the documented rate, not
+ * N times it). Entries are per limited key and expire after the bucket's TTL once the key goes quiet.
+ */
+export const LimitBuckets = {
+  gateway: { bucket: "ramp_limits_gateway", owner: "gateway" },
+} as const satisfies Record<string, LeaseBucketContract>;

@@ -1,5 +1,5 @@
 import { type ChangeFeedContract, ChangeFeeds } from "./changes.ts";
-import { HoldBuckets, LeaseBuckets } from "./leases.ts";
+import { HoldBuckets, LeaseBuckets, LimitBuckets } from "./leases.ts";
 import { Rpc, type RpcContract } from "./rpc.ts";
 import { Commands, Events, type StreamContract, WebhookWork } from "./streams.ts";
 
@@ -107,7 +107,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     ],
     publishes: [],
     consumes: [],
-    buckets: [ChangeFeeds.gateway.bucket],
+    buckets: [ChangeFeeds.gateway.bucket, LimitBuckets.gateway.bucket],
     follows: [ChangeFeeds.pricing],
     workQueues: [],
   },

@@ -1,12 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { createClaims, isDuplicateKey, type Logger } from "@ramp/runtime";
 import type { Db, Filter } from "mongodb";
+import type { WithheldSecrets } from "./secret-fields.ts";
 
-/** A final response as the first request answered it, replayed byte for byte. */
+/**
+ * A final response as the first request answered it, replayed byte for byte; never with a secret in
+ * it: those fields are kept empty (`withheld`) and filled again on replay.
+ */
 export interface StoredResponse {
   status: number;
   contentType: string;
   body: string;
+  withheld?: WithheldSecrets;
 }
 
 /** Who runs a key now. Written whole when a key is claimed or taken over, never updated in between. */

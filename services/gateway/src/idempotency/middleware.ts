@@ -11,6 +11,7 @@ import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import type { GatewayEnv } from "../env.ts";
 import { downstreamKey, requestFingerprint } from "./fingerprint.ts";
 import type { IdempotencyStore, StoredResponse } from "./idempotency-store.ts";
+import { restoreSecrets, type SecretSources, withholdSecrets } from "./secret-fields.ts";
 
 /**
  * A final answer is one a repeat must get again: any 2xx, and a 4xx except 409 (the state may change)
@@ -25,8 +26,9 @@ const isFinal = (status: number) =>
  * authentication (records are per business) and the rate limit (a 429 is never stored).
  * The first request with a key runs and its final response is kept for the store's TTL; a repeat with
  * the same method, path and body gets that response again with `Idempotent-Replayed: true`.
+ * A secret the response carries (a field named in `secrets`) is not kept: the replay fetches it again.
  */
-export function idempotency(store: IdempotencyStore) {
+export function idempotency(store: IdempotencyStore, secrets: SecretSources) {
   return createMiddleware<GatewayEnv>(async function idempotency(c, next) {
     const header = c.req.header(IDEMPOTENCY_KEY_HEADER);
     if (header === undefined) return next();
@@ -45,7 +47,7 @@ export function idempotency(store: IdempotencyStore) {
       case "in-progress":
         throw new AppError("CONFLICT", idempotencyErrors[409]);
       case "replay":
-        return replay(c, claim.response);
+        return replay(c, claim.response, secrets);
     }
 
     c.set("idempotencyKey", downstreamKey(key, fingerprint));
@@ -61,10 +63,12 @@ export function idempotency(store: IdempotencyStore) {
     const res = c.res;
     try {
       if (isFinal(res.status)) {
+        const kept = withholdSecrets(await res.clone().text(), c.var.caller.apiKeyId, secrets);
         await store.complete(businessId, key, claim.token, {
           status: res.status,
           contentType: res.headers.get("content-type") ?? "application/json",
-          body: await res.clone().text(),
+          body: kept.body,
+          ...(kept.withheld ? { withheld: kept.withheld } : {}),
         });
       } else {
         await store.release(businessId, key, claim.token);
@@ -77,10 +81,13 @@ export function idempotency(store: IdempotencyStore) {
   });
 }
 
-function replay(c: Context<GatewayEnv>, stored: StoredResponse) {
+async function replay(c: Context<GatewayEnv>, stored: StoredResponse, secrets: SecretSources) {
+  const body = stored.withheld
+    ? await restoreSecrets(stored.body, stored.withheld, secrets, c.var.trace)
+    : stored.body;
   c.header("content-type", stored.contentType);
   c.header(IDEMPOTENT_REPLAYED_HEADER, "true");
-  return stored.body === ""
+  return body === ""
     ? c.body(null, stored.status as StatusCode)
-    : c.body(stored.body, stored.status as ContentfulStatusCode);
+    : c.body(body, stored.status as ContentfulStatusCode);
 }

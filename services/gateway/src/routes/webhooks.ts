@@ -1,7 +1,20 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Routes, Rpc } from "@ramp/contracts";
+import { Routes, Rpc, type WebhookConfigDto } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
+import type { SecretSource, SecretSources } from "../idempotency/secret-fields.ts";
 import type { Register } from "../register.ts";
+
+/** A key's webhook signing secret, asked of webhook-dispatcher (which keeps it encrypted). */
+export const webhookSecretOf =
+  (nc: NatsConnection): SecretSource =>
+  async (apiKeyId, trace) =>
+    (await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId }, trace)).webhookSecret;
+
+/** The secrets answers carry, by field: what an idempotency record withholds and a replay fetches again. */
+export const answerSecrets = (nc: NatsConnection): SecretSources =>
+  ({
+    webhookSecret: webhookSecretOf(nc),
+  }) satisfies Partial<Record<keyof WebhookConfigDto, SecretSource>>;
 
 /** The calling key's webhook configuration, test sends and delivery log (webhook-dispatcher owns them). */
 export function webhookRoutes(register: Register, nc: NatsConnection) {
@@ -21,7 +34,7 @@ export function webhookRoutes(register: Register, nc: NatsConnection) {
     callRpc(
       nc,
       Rpc.webhookRedeliver,
-      { apiKeyId: c.var.caller.apiKeyId, deliveryId: params.id },
+      { apiKeyId: c.var.caller.apiKeyId, deliveryId: params.deliveryId },
       c.var.trace,
       30_000,
     ),

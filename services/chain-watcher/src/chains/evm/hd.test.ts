@@ -1,6 +1,7 @@
 import { HDNodeWallet, Mnemonic, Wallet } from "ethers";
 import { describe, expect, it } from "vitest";
 import { DEV_MNEMONIC } from "../../config.ts";
+import { EvmDepositDerivation } from "./deposit-derivation.ts";
 import { EVM_DEPOSIT_PATH, EvmKeyring } from "./hd.ts";
 
 describe("EvmKeyring", () => {
@@ -37,5 +38,13 @@ describe("EvmKeyring", () => {
   it("refuses indexes outside the non-hardened range", () => {
     expect(() => keyring.depositAddress(-1)).toThrow(RangeError);
     expect(() => keyring.depositAddress(2 ** 31)).toThrow(RangeError);
+  });
+
+  it("derives deposit addresses only from an extended public key, never a private one", () => {
+    const branch = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(DEV_MNEMONIC).computeSeed()).derivePath(
+      EVM_DEPOSIT_PATH,
+    );
+    expect(() => new EvmDepositDerivation(branch.extendedKey)).toThrow(/extended public key/);
+    expect(new EvmDepositDerivation(branch.neuter().extendedKey).address(0)).toBe(keyring.depositAddress(0));
   });
 });

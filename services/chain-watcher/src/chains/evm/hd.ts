@@ -12,7 +12,7 @@ export const EVM_TREASURY_PATH = "m/44'/60'/1'/0/0";
 
 /**
  * Derives from the seed once; per-index derivation is then a public child step from the deposit
- * branch's public key (no PBKDF2 run, no private key: see EvmDepositDerivation).
+ * branch's extended public key (no PBKDF2 run, no private key: see EvmDepositDerivation).
  */
 export class EvmKeyring {
   readonly #deposits: EvmDepositDerivation;
@@ -21,7 +21,7 @@ export class EvmKeyring {
   constructor(mnemonic: string) {
     const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(mnemonic).computeSeed());
     const branch = root.derivePath(EVM_DEPOSIT_PATH);
-    this.#deposits = new EvmDepositDerivation(branch.publicKey, branch.chainCode);
+    this.#deposits = new EvmDepositDerivation(branch.neuter().extendedKey);
     this.#treasury = root.derivePath(EVM_TREASURY_PATH);
   }
 
