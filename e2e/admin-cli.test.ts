@@ -7,6 +7,10 @@ import { describe, expect, it } from "vitest";
 
 /** The operator CLI on its own: where it connects, and how it fails when nothing is there. */
 function cli(env: Record<string, string | undefined>, ...args: string[]) {
+  return cliWithInput(env, undefined, ...args);
+}
+
+function cliWithInput(env: Record<string, string | undefined>, input: string | undefined, ...args: string[]) {
   return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
     const { RAMP_URL: _url, PORT: _port, ...inherited } = process.env;
     const child = spawn(
@@ -14,6 +18,7 @@ function cli(env: Record<string, string | undefined>, ...args: string[]) {
       [join(REPO_ROOT, "scripts", "admin.ts"), ...args],
       { env: { ...inherited, ADMIN_TOKEN: "cli-token", ...env } },
     );
+    child.stdin.end(input ?? "");
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -47,6 +52,53 @@ describe("admin CLI", () => {
           url: "/admin/v1/rates/GHS",
           headers: expect.objectContaining({ authorization: "Bearer cli-token" }),
         }),
+      ]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("operator create posts the email, role and password (from OPERATOR_PASSWORD or stdin), never on argv", async () => {
+    const bodies: unknown[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => {
+        bodies.push({ url: req.url, body: JSON.parse(body) });
+        res
+          .writeHead(201, { "content-type": "application/json" })
+          .end('{"id":"x","email":"a@b.co","role":"admin"}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const fromEnv = await cli(
+        { RAMP_URL: url, OPERATOR_PASSWORD: "from the environment" },
+        "operator",
+        "create",
+        "a@b.co",
+        "admin",
+      );
+      expect(fromEnv.code).toBe(0);
+      const fromStdin = await cliWithInput(
+        { RAMP_URL: url },
+        "typed on stdin!!\n",
+        "operator",
+        "create",
+        "c@d.co",
+        "viewer",
+      );
+      expect(fromStdin.code).toBe(0);
+      expect(bodies).toEqual([
+        {
+          url: "/admin/v1/operators",
+          body: { email: "a@b.co", password: "from the environment", role: "admin" },
+        },
+        {
+          url: "/admin/v1/operators",
+          body: { email: "c@d.co", password: "typed on stdin!!", role: "viewer" },
+        },
       ]);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));

@@ -55,6 +55,14 @@ describe("npm start", () => {
     const rate = () =>
       fetch(`http://127.0.0.1:${r.port}/pub/v2/rate?currency=NGN`, { headers: { "x-api-key": banner } });
     expect((await rate()).status).toBe(200);
+    // The sandbox's console owner, printed in the banner, signs in.
+    const [, email = "", password = ""] = /Console owner:\s+(\S+) \/ (\S+)/.exec(r.stdout()) ?? [];
+    const signIn = await fetch(`http://127.0.0.1:${r.port}/console/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(signIn.status).toBe(200);
 
     const pricing = r.livePid("services/pricing/src/main.ts")!;
     process.kill(pricing, "SIGKILL");

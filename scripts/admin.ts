@@ -7,9 +7,13 @@ const USAGE = `usage: npm run admin -- <command>
   key revoke <apiKey>                 revoke an API key (401 on every gateway from then on)
   rate set <CURRENCY> <onRamp> <offRamp>
   rate delete <CURRENCY>
+  operator create <email> <admin|operator|viewer>
+                                      create a console operator; the password (12+ characters) is read
+                                      from OPERATOR_PASSWORD, else from the first line of stdin
   help                                this text
 environment:
   ADMIN_TOKEN   the gateway's admin token (required; \`npm start\` prints it)
+  OPERATOR_PASSWORD   the new operator's password (kept off the command line, where ps shows it)
   RAMP_URL      the gateway's address; when unset http://127.0.0.1:$PORT, and PORT defaults to 8080`;
 
 /** Exit codes: 0 done, 1 the gateway refused or did not answer, 2 a usage mistake. */
@@ -41,6 +45,16 @@ async function call(method: string, path: string, body?: unknown): Promise<void>
   const text = await res.text();
   process.stdout.write(`${res.status} ${text}\n`);
   if (!res.ok) process.exit(1);
+}
+
+async function firstLineOfStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("password: ");
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += chunk;
+    if (text.includes("\n")) break;
+  }
+  return text.split(/\r?\n/)[0] ?? "";
 }
 
 const number = (v: string | undefined, what: string) => {
@@ -83,6 +97,14 @@ switch (`${group} ${action}`) {
     if (!args[0]) fail(USAGE);
     await call("DELETE", `/rates/${args[0]}`);
     break;
+  case "operator create": {
+    const [email, role] = args;
+    if (!email || !role) fail(USAGE);
+    const password = process.env.OPERATOR_PASSWORD || (await firstLineOfStdin());
+    if (!password) fail("no password: set OPERATOR_PASSWORD or give it on stdin");
+    await call("POST", "/operators", { email, password, role });
+    break;
+  }
   default:
     fail(USAGE);
 }

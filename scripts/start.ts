@@ -16,11 +16,17 @@ import {
   startInfra,
 } from "@ramp/devinfra";
 import { banner, type DataState } from "./launcher/banner.ts";
+import type { ConsoleSignIn } from "./launcher/console-people.ts";
 import { launcherOptions } from "./launcher/options.ts";
 import { gatewayUrls, listenPorts, planProcesses } from "./launcher/plan.ts";
 import { portsInUse } from "./launcher/ports.ts";
 import { loadSandbox, SANDBOX_FILE, saveSandbox } from "./launcher/sandbox-store.ts";
-import { awaitGatewaysReady, type SandboxSeed, sandboxBusiness } from "./launcher/seed.ts";
+import {
+  awaitGatewaysReady,
+  type SandboxSeed,
+  sandboxBusiness,
+  sandboxConsolePeople,
+} from "./launcher/seed.ts";
 import { prepareServices } from "./launcher/service-config.ts";
 import { type Supervisor, startSupervisor } from "./launcher/supervisor.ts";
 
@@ -119,11 +125,13 @@ try {
   await Promise.race([supervisor.started, aborted]);
   await awaitGatewaysReady(gateways, seeding.signal);
   let seed: SandboxSeed | undefined;
+  let consolePeople: ConsoleSignIn[] = [];
   if (opts.sandbox === "true") {
     const kept = data === "kept" ? loadSandbox(dataDir) : undefined;
     const business = await sandboxBusiness(gateways[0]!, opts.adminToken, kept, seeding.signal);
     if (!business.reused) saveSandbox(dataDir, business.seed);
     seed = business.seed;
+    consolePeople = await sandboxConsolePeople(gateways[0]!, opts.adminToken, seed, seeding.signal);
   }
   supervisor.markRunning();
   process.stdout.write(
@@ -133,6 +141,7 @@ try {
       replicas: opts.replicas,
       adminToken: opts.adminToken,
       seed,
+      console: consolePeople,
       data: { state: data, dir: dataDir },
     }),
   );

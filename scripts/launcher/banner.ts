@@ -1,4 +1,6 @@
 // What `npm start` prints once everything answers.
+
+import type { ConsoleSignIn } from "./console-people.ts";
 import { BANK_CODE_FORMAT, SANDBOX_OFFRAMP, sandboxOfframpCommands } from "./sandbox-example.ts";
 import type { SandboxSeed } from "./seed.ts";
 
@@ -46,6 +48,8 @@ export function banner(opts: {
   replicas: number;
   adminToken: string;
   seed: SandboxSeed | undefined;
+  /** The console's sandbox sign-ins, printed with their password. */
+  console?: readonly ConsoleSignIn[];
   data: { state: DataState; dir: string };
 }): string {
   const [first = "", ...more] = opts.gateways;
@@ -61,6 +65,11 @@ export function banner(opts: {
     lines.push(`  Webhook secret: ${opts.seed.webhookSecret}  (the key's; the same after a restart)`);
   }
   lines.push(`  Admin token:    ${opts.adminToken}`);
+  for (const p of opts.console ?? []) {
+    lines.push(
+      `  Console ${p.role}:${" ".repeat(7 - p.role.length)}${p.email} / ${p.password}  (POST ${first}/console/v1/session)`,
+    );
+  }
   if (opts.seed) lines.push(...sandboxExample(first, opts.seed.apiKey));
   lines.push("", "  Stop with Ctrl-C.", "");
   return lines.join("\n");

@@ -21,7 +21,13 @@ describe("the sandbox example", () => {
       adminToken: "t",
       data: { state: "new", dir: "/tmp/ramp" },
     } as const;
-    const text = banner({ ...opts, seed: { apiKey: "rk_live_example", webhookSecret: "whsec_example" } });
+    const console = [{ role: "admin" as const, email: "admin@sandbox.local", password: "pw-printed" }];
+    const text = banner({
+      ...opts,
+      seed: { apiKey: "rk_live_example", webhookSecret: "whsec_example" },
+      console,
+    });
+    expect(text).toContain("Console admin:  admin@sandbox.local / pw-printed");
     for (const command of sandboxOfframpCommands("http://127.0.0.1:9123", "rk_live_example")) {
       const indented = command.replace(/^/gm, "    ");
       expect(text).toContain(indented);

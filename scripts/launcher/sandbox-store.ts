@@ -12,7 +12,8 @@ export function loadSandbox(dataDir: string): SandboxSeed | undefined {
   try {
     const v = JSON.parse(readFileSync(file, "utf8")) as Partial<SandboxSeed>;
     if (typeof v.apiKey === "string" && typeof v.webhookSecret === "string") {
-      return { apiKey: v.apiKey, webhookSecret: v.webhookSecret };
+      const businessId = typeof v.businessId === "string" ? { businessId: v.businessId } : {};
+      return { apiKey: v.apiKey, webhookSecret: v.webhookSecret, ...businessId };
     }
   } catch {
     // unreadable: a new business is made and written over it

@@ -1,6 +1,8 @@
 // Waits for the stack to answer, then gives the sandbox market rates and a business to try it with:
 // the business of the last start when its key still works, so a restart keeps the key integrators use.
 
+import { type ConsoleSignIn, seedConsolePeople } from "./console-people.ts";
+
 const SANDBOX_RATES: Record<string, [number, number]> = {
   NGN: [1650, 1580],
   GHS: [15.6, 15.1],
@@ -26,6 +28,8 @@ async function retry<T>(what: string, signal: AbortSignal, fn: () => Promise<T |
 export interface SandboxSeed {
   apiKey: string;
   webhookSecret: string;
+  /** Absent in a kept file written before the console existed: then no console people are made. */
+  businessId?: string;
 }
 
 /**
@@ -75,8 +79,22 @@ export async function sandboxBusiness(
   const seed = await retry("sandbox business", signal, async () => {
     const res = await admin("POST", "/businesses", { name: "Sandbox Business", feeBps: 0 });
     if (res.status !== 201) return undefined;
-    const { apiKey, webhookSecret } = (await res.json()) as SandboxSeed;
-    return { apiKey, webhookSecret };
+    const { apiKey, webhookSecret, id } = (await res.json()) as SandboxSeed & { id: string };
+    return { apiKey, webhookSecret, businessId: id };
   });
   return { seed, reused: false };
+}
+
+/** The console's sandbox sign-ins: an admin operator and the sandbox business's owner, made once. */
+export async function sandboxConsolePeople(
+  base: string,
+  adminToken: string,
+  seed: SandboxSeed,
+  signal: AbortSignal,
+): Promise<ConsoleSignIn[]> {
+  const { businessId } = seed;
+  if (!businessId) return [];
+  return retry("sandbox console people", signal, () =>
+    seedConsolePeople(base, adminToken, businessId, signal),
+  );
 }

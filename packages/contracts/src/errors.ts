@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "VALIDATION",
   "BAD_REQUEST",
   "UNAUTHORIZED",
+  "FORBIDDEN",
   "NOT_FOUND",
   "CONFLICT",
   "UNPROCESSABLE",
@@ -23,6 +24,7 @@ export const errorHttpStatus: Record<ErrorCode, number> = {
   VALIDATION: 400,
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   UNPROCESSABLE: 422,
@@ -36,6 +38,7 @@ export const errorHttpStatus: Record<ErrorCode, number> = {
 export const httpStatusText: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
+  403: "Forbidden",
   404: "Not Found",
   409: "Conflict",
   413: "Payload Too Large",
@@ -77,6 +80,7 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string | string[]) => new AppError("BAD_REQUEST", message);
+export const forbidden = (message = "Forbidden") => new AppError("FORBIDDEN", message);
 export const notFound = (message: string) => new AppError("NOT_FOUND", message);
 export const unavailable = (message: string) => new AppError("UNAVAILABLE", message);
 

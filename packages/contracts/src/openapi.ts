@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { ErrorBody } from "./errors.ts";
+import { CSRF_HEADER, SESSION_COOKIE } from "./http/console.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -12,6 +13,7 @@ import { Routes } from "./routes.ts";
 
 const errorText: Record<number, string> = {
   400: "Invalid request",
+  403: "Forbidden: the role may not do this, a wrong CSRF token, or a suspended business",
   404: "Not found",
   ...idempotencyErrors,
   429: "Rate limited",
@@ -21,6 +23,7 @@ const unauthorizedText: Record<RouteAuth, string> = {
   apiKey: "Missing or invalid x-api-key",
   sandbox: "Missing or invalid x-api-key",
   admin: "Missing or invalid admin bearer token",
+  console: "Not signed in, or the session ended",
   none: "Unauthorized",
 };
 
@@ -53,10 +56,17 @@ export function buildOpenApiDocument(serverUrl = "/") {
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN",
   });
+  const session = registry.registerComponent("securitySchemes", "consoleSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description: `The session POST /console/v1/session sets; unsafe requests also send ${CSRF_HEADER}`,
+  });
   const security: Record<RouteAuth, Record<string, string[]>[]> = {
     apiKey: [{ [apiKey.name]: [] }],
     sandbox: [{ [apiKey.name]: [] }],
     admin: [{ [admin.name]: [] }],
+    console: [{ [session.name]: [] }],
     none: [],
   };
   for (const [operationId, route] of Object.entries(Routes as Record<string, RouteDef>)) {

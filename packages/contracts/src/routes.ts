@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ConsoleRoutes } from "./console-routes.ts";
 import {
   BusinessParams,
   CreateBusinessRequest,
@@ -369,6 +370,15 @@ export const Routes = {
     ok: { status: 200, schema: z.string(), contentType: "text/javascript; charset=utf-8" },
     errors: [],
   },
+
+  ...ConsoleRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof Routes;
+
+const routeIds = new Map<RouteDef, RouteId>(
+  Object.entries(Routes).map(([id, r]) => [r as RouteDef, id as RouteId]),
+);
+
+/** A route's operationId, its key in `Routes` (the audit log's `action`). */
+export const routeIdOf = (route: RouteDef): RouteId | undefined => routeIds.get(route);

@@ -24,16 +24,18 @@ export function webhookHeaderNames(prefix: string): { timestamp: string; signatu
  */
 export function signedHeaders(
   prefix: string,
-  secret: string | null,
+  secret: string | readonly string[] | null,
   body: string,
   now: Date = new Date(),
 ): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   // Orders opened without a key have no secret: they are sent unsigned.
-  if (secret === null) return headers;
+  const secrets = secret === null ? [] : typeof secret === "string" ? [secret] : secret;
+  if (secrets.length === 0) return headers;
   const ts = Math.floor(now.getTime() / 1000);
   const names = webhookHeaderNames(prefix);
   headers[names.timestamp] = String(ts);
-  headers[names.signature] = `v1=${signatureV1(secret, ts, body)}`;
+  // During a secret rotation's overlap: the new secret's signature first, then the old one's.
+  headers[names.signature] = secrets.map((s) => `v1=${signatureV1(s, ts, body)}`).join(",");
   return headers;
 }

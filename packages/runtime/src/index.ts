@@ -15,6 +15,7 @@ export * from "./mongo.ts";
 export * from "./nats-identity.ts";
 export * from "./nats-write-coalescing.ts";
 export * from "./outbox.ts";
+export * from "./pages.ts";
 export * from "./periodic.ts";
 export * from "./rate-cache.ts";
 export * from "./reconnect-aware-request.ts";

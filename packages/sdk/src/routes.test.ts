@@ -1,6 +1,7 @@
 import { mapPathParams, type RouteDef, Routes } from "@ramp/contracts";
 import { describe, expect, it } from "vitest";
 import { createRampClient } from "./client.ts";
+import { createConsoleClient } from "./console.ts";
 
 /**
  * The SDK writes its paths itself (importing the route table at run time would bring the contracts'
@@ -58,6 +59,74 @@ describe("the SDK's requests", () => {
       matched.add(name);
     }
     const expected = table.filter(([, r]) => r.tag === "Public" || r.tag === "Sandbox").map(([name]) => name);
+    expect([...matched].sort()).toEqual(expected.sort());
+  });
+});
+
+describe("the console client's requests", () => {
+  it("are the table's console routes, every one of them, with the CSRF token on every write", async () => {
+    const sent: { method: string; path: string; csrf: string | null; cookie: string | null }[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const headers = new Headers(init?.headers);
+      sent.push({
+        method: init?.method ?? "GET",
+        path: url.pathname,
+        csrf: headers.get("x-csrf-token"),
+        cookie: headers.get("cookie"),
+      });
+      return new Response(JSON.stringify({ csrfToken: "tok", data: [], nextCursor: "" }), {
+        status: 200,
+        headers: { "content-type": "application/json", "set-cookie": "ramp_session=abc; Path=/; HttpOnly" },
+      });
+    };
+    const c = createConsoleClient({ baseUrl: "http://127.0.0.1:1", fetch });
+    const id = "65a1b2c3d4e5f60718293a4b";
+    await c.signIn({ email: "a@b.co", password: "x" });
+    await c.me();
+    await c.totp.enrol();
+    await c.totp.confirm("123456");
+    await c.operators.list();
+    await c.operators.create({ email: "a@b.co", password: "x".repeat(12), role: "viewer" });
+    await c.operators.remove(id);
+    await c.members.list();
+    await c.members.create({ email: "a@b.co", password: "x".repeat(12), role: "viewer" });
+    await c.members.remove(id);
+    await c.audit.list();
+    await c.audit.export();
+    await c.keys.list();
+    await c.keys.create({ name: "k" });
+    await c.keys.revoke(id);
+    await c.keys.revealSecret(id, "pw");
+    await c.keys.rotateSecret(id, 1);
+    await c.webhooks.deliveries();
+    await c.webhooks.redeliver(id);
+    await c.businesses.list();
+    await c.businesses.create({ name: "b" });
+    await c.businesses.update(id, { suspended: true });
+    await c.rates.get("NGN");
+    await c.rates.set("NGN", { onRamp: 1, offRamp: 1 });
+    await c.rates.remove("NGN");
+    await c.rates.history();
+    await c.signOut();
+
+    const table = Object.entries(Routes as Record<string, RouteDef>);
+    const matched = new Set<string>();
+    for (const req of sent) {
+      const hit = table.find(
+        ([, route]) =>
+          route.method.toUpperCase() === req.method &&
+          new RegExp(`^${mapPathParams(route.path, () => "[^/]+")}$`).test(req.path) &&
+          // `/rates/history` is also a `/rates/{currency}`: the literal route wins, as on the server.
+          !(route.path === "/console/v1/rates/{currency}" && req.path.endsWith("/history")),
+      );
+      expect(hit, `${req.method} ${req.path}`).toBeDefined();
+      const [name] = hit as [string, RouteDef];
+      matched.add(name);
+      if (name !== "consoleSignIn") expect(req.cookie, name).toBe("ramp_session=abc");
+      if (req.method !== "GET" && name !== "consoleSignIn") expect(req.csrf, name).toBe("tok");
+    }
+    const expected = table.filter(([, r]) => r.tag === "Console").map(([name]) => name);
     expect([...matched].sort()).toEqual(expected.sort());
   });
 });

@@ -31,7 +31,7 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-type Query = Record<string, string | number | boolean | undefined>;
+export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface ApiRequest {
   method: "GET" | "POST" | "PATCH";
@@ -44,7 +44,7 @@ export interface ApiRequest {
 
 export type Send = <T>(req: ApiRequest, call?: CallOptions) => Promise<T>;
 
-function queryString(query: Query | undefined): string {
+export function queryString(query: Query | undefined): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
   const s = params.toString();
@@ -63,7 +63,7 @@ function isErrorBody(value: unknown): value is ErrorBody {
   );
 }
 
-async function readBody(res: Response): Promise<unknown> {
+export async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (!text) return undefined;
   try {
@@ -74,7 +74,7 @@ async function readBody(res: Response): Promise<unknown> {
 }
 
 /** A proxy or load balancer in front of the service may answer in its own shape; keep what it said. */
-function toError(res: Response, body: unknown): RampApiError {
+export function toError(res: Response, body: unknown): RampApiError {
   const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
   if (isErrorBody(body)) return new RampApiError(res.status, body, retryAfter);
   const text = typeof body === "string" && body ? body : res.statusText || `HTTP ${res.status}`;

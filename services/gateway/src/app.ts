@@ -15,7 +15,9 @@ import {
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
+import { auditWrites } from "./audit/middleware.ts";
 import type { KeyStore } from "./auth/api-keys.ts";
+import { consoleAuth } from "./auth/console.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
 import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -23,11 +25,16 @@ import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
 import { idempotency } from "./idempotency/middleware.ts";
+import type { ConsoleStores } from "./people/stores.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { openRateLimitStore } from "./rate-limit-store.ts";
 import { dependencyStates } from "./readiness.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { consoleAuditRoutes } from "./routes/console-audit.ts";
+import { consoleKeyRoutes } from "./routes/console-keys.ts";
+import { consolePeopleRoutes } from "./routes/console-people.ts";
+import { consoleRateRoutes } from "./routes/console-rates.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
@@ -41,6 +48,9 @@ export interface AppDeps {
   keys: KeyStore;
   rates: RateCache;
   idempotency: IdempotencyStore;
+  console: ConsoleStores;
+  /** The clock of sessions, lockout and TOTP (tests move it instead of sleeping). */
+  now?: () => number;
   log: Logger;
   ready: () => Promise<boolean>;
 }
@@ -107,9 +117,11 @@ export function createApp(deps: AppDeps) {
       apiKey: [auth, ...limits],
       sandbox: [auth, ...limits],
       admin: [adminAuth(deps.config.ADMIN_TOKEN)],
+      console: (route) => [consoleAuth({ ...deps.console, totpRequired: !deps.config.RAMP_SANDBOX })(route)],
       none: [],
     },
     idempotency: idempotency(deps.idempotency, answerSecrets(deps.nc)),
+    audit: auditWrites(deps.console.audit),
     sandbox: deps.config.RAMP_SANDBOX,
   });
 
@@ -128,5 +140,15 @@ export function createApp(deps: AppDeps) {
   webhookRoutes(register, deps.nc);
   sandboxRoutes(register, deps.nc);
   adminRoutes(register, deps.nc, deps.keys);
+  consoleAuditRoutes(register, deps.console.audit);
+  consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
+  consoleRateRoutes(register, deps.nc);
+  consolePeopleRoutes(register, {
+    ...deps.console,
+    keys: deps.keys,
+    sandbox: deps.config.RAMP_SANDBOX,
+    trustProxy: deps.config.TRUST_PROXY,
+    now: deps.now ?? Date.now,
+  });
   return app;
 }

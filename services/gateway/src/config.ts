@@ -13,6 +13,8 @@ export const GatewayConfig = BaseConfig.extend({
   IDEMPOTENCY_TTL_SECONDS: envInt(86_400),
   PUBLIC_BASE_URL: z.string().optional(),
   TRUST_PROXY: envBool(false),
+  /** A console session unused this long ends (it ends 12 h after sign-in in any case). */
+  CONSOLE_SESSION_IDLE_SECONDS: envInt(1800),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 

@@ -1,10 +1,12 @@
 import {
+  isAudited,
   isIdempotent,
   mapPathParams,
   type RouteAuth,
   type RouteDef,
   type RouteInput,
   type RouteResult,
+  routeIdOf,
 } from "@ramp/contracts";
 import type { Context, Handler, Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -30,10 +32,18 @@ type BodyData = string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
 export type Register = <R extends RouteDef>(route: R, handler: RouteHandler<R>) => void;
 
 export interface RegisterOptions {
-  /** What runs before validation for each kind of caller (authentication, rate limit). */
-  guards: Record<RouteAuth, MiddlewareHandler<GatewayEnv>[]>;
+  /**
+   * What runs before validation for each kind of caller (authentication, rate limit); a function
+   * when the guard depends on the route (console access).
+   */
+  guards: Record<
+    RouteAuth,
+    MiddlewareHandler<GatewayEnv>[] | ((route: RouteDef) => MiddlewareHandler<GatewayEnv>[])
+  >;
   /** Runs after the guards on the routes `isIdempotent` names. */
   idempotency: MiddlewareHandler<GatewayEnv>;
+  /** Wraps every audited write (after its guards, so the actor is known): one entry per success. */
+  audit: (route: RouteDef, action: string) => MiddlewareHandler<GatewayEnv>;
   /** With the sandbox off, `sandbox` routes are not served at all (404). */
   sandbox: boolean;
 }
@@ -67,7 +77,12 @@ export function routeRegistrar(app: Hono<GatewayEnv>, opts: RegisterOptions): Re
       if (contentType) return c.body(result as BodyData, contentful, { "content-type": contentType });
       return reply(c, result, contentful);
     };
-    const guards = [...opts.guards[route.auth], ...(isIdempotent(route) ? [opts.idempotency] : [])];
+    const guard = opts.guards[route.auth];
+    const guards = [
+      ...(typeof guard === "function" ? guard(route) : guard),
+      ...(isAudited(route) ? [opts.audit(route, routeIdOf(route) ?? `${route.method} ${route.path}`)] : []),
+      ...(isIdempotent(route) ? [opts.idempotency] : []),
+    ];
     const chain = [...guards, ...validators, run] as Handler<GatewayEnv>[];
     app.on(route.method, honoPath(route.path), ...(chain as [Handler<GatewayEnv>]));
   };

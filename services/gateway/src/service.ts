@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createIdempotencyStore, IDEMPOTENCY_LEASE_MS } from "./idempotency/idempotency-store.ts";
+import { openConsoleStores } from "./people/stores.ts";
 
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
@@ -20,7 +21,20 @@ export async function startGateway(config: GatewayConfig) {
     });
     await idempotency.init();
     const rates = createRateCache(nc, log);
-    const app = createApp({ config, nc, keys, rates, idempotency, log, ready: () => handle.ready() });
+    const consoleStores = await openConsoleStores(db, {
+      idleSeconds: config.CONSOLE_SESSION_IDLE_SECONDS,
+      now: Date.now,
+    });
+    const app = createApp({
+      config,
+      nc,
+      keys,
+      rates,
+      idempotency,
+      console: consoleStores,
+      log,
+      ready: () => handle.ready(),
+    });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: "0.0.0.0" }, () => resolve(s));
     });

@@ -23,6 +23,7 @@ import { createKeyStore } from "../src/auth/api-keys.ts";
 import { BODY_LIMIT_BYTES } from "../src/body.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+import { openConsoleStores } from "../src/people/stores.ts";
 
 /**
  * The gateway app driven in-process with `app.request()` (no listener), on a real NATS and database.
@@ -71,7 +72,17 @@ async function buildApp(gatewayNc: NatsConnection, sandbox: boolean) {
   await idempotency.init();
   const rates = createRateCache(gatewayNc, log);
   stoppers.push(rates);
-  return createApp({ config, nc: gatewayNc, keys, rates, idempotency, log, ready: async () => true });
+  const console = await openConsoleStores(db, { idleSeconds: 1800, now: Date.now });
+  return createApp({
+    config,
+    nc: gatewayNc,
+    keys,
+    rates,
+    idempotency,
+    console,
+    log,
+    ready: async () => true,
+  });
 }
 
 beforeAll(async () => {

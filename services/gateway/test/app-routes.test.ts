@@ -9,6 +9,7 @@ import { createApp } from "../src/app.ts";
 import { createKeyStore } from "../src/auth/api-keys.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+import { openConsoleStores } from "../src/people/stores.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -49,6 +50,7 @@ beforeAll(async () => {
     keys: createKeyStore(db, feed),
     rates,
     idempotency,
+    console: await openConsoleStores(db, { idleSeconds: 1800, now: Date.now }),
     log,
     ready: async () => true,
   });

@@ -9,6 +9,7 @@ import { createApp } from "../src/app.ts";
 import { createKeyStore } from "../src/auth/api-keys.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import { createIdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+import { openConsoleStores } from "../src/people/stores.ts";
 
 /**
  * Two gateway replicas, each with its own NATS connection and its own process state, on one NATS and one
@@ -50,7 +51,8 @@ async function replica() {
   const keys = createKeyStore(db, feed);
   await keys.init();
   await idempotency.init();
-  return createApp({ config, nc, keys, rates, idempotency, log, ready: async () => true });
+  const console = await openConsoleStores(db, { idleSeconds: 1800, now: Date.now });
+  return createApp({ config, nc, keys, rates, idempotency, console, log, ready: async () => true });
 }
 
 async function newKey(): Promise<string> {

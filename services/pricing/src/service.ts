@@ -9,6 +9,7 @@ const QUEUE = "pricing";
 export async function startPricing(config: PricingConfig) {
   return bootService("pricing", config, async ({ nc, db, log }) => {
     const store = createPricingStore(db);
+    await store.init();
     // Rates are read on every quote and rate request: served from memory, dropped on every replica the
     // moment any replica changes one (the change feed), so no replica ever answers a replaced rate.
     const changes = await openChangeFeed(nc, ChangeFeeds.pricing, log, config.NATS_STREAM_REPLICAS);
@@ -33,6 +34,12 @@ export async function startPricing(config: PricingConfig) {
         ctx.log.info({ currency }, "market rate removed");
         return { ok: true as const };
       }),
+      serveRpc(nc, Rpc.marketRateGet, QUEUE, log, async ({ currency }) => {
+        const market = await store.getMarketRate(currency);
+        if (!market) throw notFound("Rate not found");
+        return businessRates(market, 0);
+      }),
+      serveRpc(nc, Rpc.marketRateHistory, QUEUE, log, (query) => store.history(query)),
       serveRpc(nc, Rpc.profileSet, QUEUE, log, async ({ businessId, feeBps: bps }) => {
         await store.setFeeBps(businessId, bps);
         await changes.changed("profile", businessId);

@@ -1,16 +1,17 @@
 import { signedHeaders, type WebhookType } from "@ramp/contracts";
 import { inSpan, SpanKind, SpanStatusCode, webhookAttempts, webhookDuration } from "@ramp/runtime";
-import type { ConfigStore } from "./config-store.ts";
+
 import { postWebhook, type SendOptions, type SendResult } from "./sender.ts";
 
 export interface AttemptContext {
-  configs: ConfigStore;
+  /** The secrets that sign a key's delivery now: one, or two during a rotation's overlap. */
+  secretsOf(apiKeyId: string): Promise<string[]>;
   headerPrefix: string;
   send: SendOptions;
 }
 
 /**
- * Signs (fresh timestamp, the key's current secret) and posts exactly `body`, in a client span under
+ * Signs (fresh timestamp, the key's current secret, and the previous one during a rotation's overlap) and posts exactly `body`, in a client span under
  * whatever span is active (a queued delivery's, or the test and redeliver requests'). The span names
  * the receiver's host and port only: integrators put tokens in webhook paths and query strings.
  */
@@ -24,7 +25,7 @@ export async function attemptDelivery(
     "POST",
     { kind: SpanKind.CLIENT, attributes: targetAttributes(url) },
     async (_trace, span) => {
-      const secret = apiKeyId ? await ctx.configs.secret(apiKeyId) : null;
+      const secret = apiKeyId ? await ctx.secretsOf(apiKeyId) : null;
       const r = await postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
       const status = r.statusCode === null ? "none" : `${Math.floor(r.statusCode / 100)}xx`;
       webhookAttempts.inc({ outcome: r.delivered ? "delivered" : "failed", status });

@@ -10,6 +10,9 @@ interface WebhookConfigDoc {
   paymentWebhookURL: string | null;
   /** Never the plaintext: AES-256-GCM, see secrets.ts. */
   secretEnc: string;
+  /** During a rotation's overlap: the old secret, still signing beside the new one until then. */
+  previousSecretEnc?: string | null;
+  previousValidUntil?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -19,8 +22,6 @@ const URL_FIELDS: UrlField[] = ["rampWebhookURL", "paymentWebhookURL"];
 
 export function createConfigStore(db: Db, key: Buffer) {
   const configs = db.collection<WebhookConfigDoc>("webhook_configs");
-  // Secrets never change once issued, so decrypting each one once per process is enough.
-  const secretCache = new Map<string, string>();
 
   const toDto = (doc: WebhookConfigDoc): WebhookConfigDto => ({
     // `?? null`: some MongoDB-wire backends drop null fields written by $setOnInsert.
@@ -29,15 +30,7 @@ export function createConfigStore(db: Db, key: Buffer) {
     webhookSecret: secretOf(doc),
   });
 
-  function secretOf(doc: WebhookConfigDoc): string {
-    let secret = secretCache.get(doc._id);
-    if (!secret) {
-      secret = decryptSecret(key, doc.secretEnc);
-      if (secretCache.size > 10_000) secretCache.clear();
-      secretCache.set(doc._id, secret);
-    }
-    return secret;
-  }
+  const secretOf = (doc: WebhookConfigDoc): string => decryptSecret(key, doc.secretEnc);
 
   /**
    * One atomic upsert: the secret is written only on insert, so concurrent first reads all end up
@@ -69,9 +62,33 @@ export function createConfigStore(db: Db, key: Buffer) {
       const existing = await configs.findOne({ _id: apiKeyId });
       return toDto(existing ?? (await upsert(apiKeyId, {})));
     },
-    /** The key's signing secret; secrets never change, so after the first read it is served from memory. */
-    async secret(apiKeyId: string): Promise<string> {
-      return secretCache.get(apiKeyId) ?? (await this.get(apiKeyId)).webhookSecret;
+    /**
+     * What signs the key's deliveries: its secret and, during a rotation's overlap, the old one with
+     * the moment it stops. Kept in memory by the caller, dropped on every replica when rotated.
+     */
+    async signing(apiKeyId: string): Promise<Signing> {
+      const doc = (await configs.findOne({ _id: apiKeyId })) ?? (await upsert(apiKeyId, {}));
+      const until = doc.previousValidUntil?.getTime() ?? 0;
+      const previous = doc.previousSecretEnc && until > 0 ? decryptSecret(key, doc.previousSecretEnc) : null;
+      return { current: secretOf(doc), previous, previousValidUntil: previous ? until : 0 };
+    },
+    /** A new secret; the old one signs too until `overlapHours` from now (0: it stops at once). */
+    async rotate(apiKeyId: string, overlapHours: number, now = new Date()) {
+      const old = (await configs.findOne({ _id: apiKeyId })) ?? (await upsert(apiKeyId, {}));
+      const webhookSecret = generateWebhookSecret();
+      const until = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
+      await configs.updateOne(
+        { _id: apiKeyId },
+        {
+          $set: {
+            secretEnc: encryptSecret(key, webhookSecret),
+            previousSecretEnc: until ? old.secretEnc : null,
+            previousValidUntil: until,
+            updatedAt: now,
+          },
+        },
+      );
+      return { webhookSecret, previousValidUntil: until?.toISOString() ?? null };
     },
     /** Only fields sent change; "" clears a field (stored as null) and stops those deliveries. */
     async update(apiKeyId: string, body: UpdateWebhookRequest): Promise<WebhookConfigDto> {
@@ -85,3 +102,14 @@ export function createConfigStore(db: Db, key: Buffer) {
   };
 }
 export type ConfigStore = ReturnType<typeof createConfigStore>;
+
+export interface Signing {
+  current: string;
+  previous: string | null;
+  /** Epoch ms; the previous secret signs until then. */
+  previousValidUntil: number;
+}
+
+/** The secrets a delivery made at `now` carries, the new one first. */
+export const signingSecrets = (s: Signing, now = Date.now()): string[] =>
+  s.previous && now < s.previousValidUntil ? [s.current, s.previous] : [s.current];

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { DeliveryAttemptDto } from "@ramp/contracts";
+import type { ConsoleDeliveryPage, DeliveryAttemptDto } from "@ramp/contracts";
+import { pageById } from "@ramp/runtime";
 import type { Db, ObjectId } from "mongodb";
 
 /**
@@ -22,6 +23,15 @@ export interface DeliveriesStore {
   insertAttempts(docs: AttemptDoc[]): Promise<void>;
   /** Newest first; `subjectId` narrows to one order or payment. */
   listAttempts(apiKeyId: string, subjectId: string | undefined, limit: number): Promise<DeliveryAttemptDto[]>;
+  /** The console's page: several keys, by outcome, newest first by `_id` after `cursor`. */
+  pageAttempts(q: {
+    apiKeyIds?: string[];
+    subjectId?: string;
+    deliveryId?: string;
+    delivered?: boolean;
+    limit: number;
+    cursor?: string;
+  }): Promise<ConsoleDeliveryPage>;
   /** The delivery's newest attempt: what a redelivery re-sends and numbers after. */
   lastAttempt(apiKeyId: string, deliveryId: string): Promise<AttemptDoc | null>;
 }
@@ -34,6 +44,7 @@ export function createDeliveriesStore(db: Db): DeliveriesStore {
       await attempts.createIndex({ apiKeyId: 1, createdAt: -1 });
       await attempts.createIndex({ apiKeyId: 1, subjectId: 1, createdAt: -1 });
       await attempts.createIndex({ deliveryId: 1, attempt: -1 });
+      await attempts.createIndex({ apiKeyId: 1, _id: -1 });
     },
 
     async insertAttempts(docs) {
@@ -54,6 +65,24 @@ export function createDeliveriesStore(db: Db): DeliveriesStore {
         }),
       );
     },
+
+    pageAttempts: ({ apiKeyIds, subjectId, deliveryId, delivered, limit, cursor }) =>
+      pageById(
+        attempts,
+        {
+          ...(apiKeyIds ? { apiKeyId: { $in: apiKeyIds } } : {}),
+          ...(subjectId ? { subjectId } : {}),
+          ...(deliveryId ? { deliveryId } : {}),
+          ...(delivered === undefined ? {} : { delivered }),
+        },
+        { limit, cursor },
+        ({ _id, apiKeyId, body: _b, createdAt, ...rest }) => ({
+          id: _id.toHexString(),
+          keyId: apiKeyId ?? "",
+          ...rest,
+          createdAt: createdAt.toISOString(),
+        }),
+      ),
 
     async lastAttempt(apiKeyId, deliveryId) {
       return attempts.findOne({ deliveryId, apiKeyId }, { sort: { attempt: -1, createdAt: -1 } });

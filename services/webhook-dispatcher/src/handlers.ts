@@ -27,6 +27,8 @@ export interface HandlerDeps {
   attempt: AttemptContext;
   /** Tells every replica's config cache that a key's config changed. */
   configChanged(apiKeyId: string): Promise<void>;
+  /** Tells every replica that a key's signing secrets changed (a rotation). */
+  signingChanged(apiKeyId: string): Promise<void>;
 }
 
 /** The request/reply side: config, test sends and the delivery log. */
@@ -44,6 +46,13 @@ export function serveHandlers(deps: HandlerDeps) {
       await deps.configChanged(apiKeyId);
       ctx.log.info({ apiKeyId, fields: Object.keys(body) }, "webhook config updated");
       return updated;
+    }),
+
+    serveRpc(nc, Rpc.webhookSecretRotate, QUEUE, log, async ({ apiKeyId, overlapHours }, ctx) => {
+      const rotated = await configs.rotate(apiKeyId, overlapHours);
+      await deps.signingChanged(apiKeyId);
+      ctx.log.info({ apiKeyId, overlapHours }, "webhook secret rotated");
+      return rotated;
     }),
 
     // A signed sample sent synchronously; nothing but the attempt record is created.
@@ -64,6 +73,11 @@ export function serveHandlers(deps: HandlerDeps) {
     serveRpc(nc, Rpc.webhookDeliveries, QUEUE, log, async ({ apiKeyId, id, limit }) => {
       await attemptLog.flush().catch(() => undefined);
       return deliveries.listAttempts(apiKeyId, id, Math.min(Math.max(limit, 1), 200));
+    }),
+
+    serveRpc(nc, Rpc.webhookDeliveryPage, QUEUE, log, async (query) => {
+      await attemptLog.flush().catch(() => undefined);
+      return deliveries.pageAttempts(query);
     }),
 
     // Sends the stored body again now, freshly signed, whatever state the delivery is in. A manual

@@ -4,7 +4,7 @@ import { bootService, openChangeFeed, retryJetStreamSetup, signingOf } from "@ra
 import type { AttemptContext } from "./attempt.ts";
 import { createAttemptLog } from "./attempt-log.ts";
 import { secretKeyOf, type WebhookDispatcherConfig } from "./config.ts";
-import { createConfigStore } from "./config-store.ts";
+import { createConfigStore, signingSecrets } from "./config-store.ts";
 import { createDeliveriesStore } from "./deliveries-store.ts";
 import { startIntake } from "./destinations.ts";
 import { serveHandlers } from "./handlers.ts";
@@ -24,8 +24,10 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       // Every event reads its key's URLs: served from memory, dropped on every replica when they change.
       const changes = await openChangeFeed(nc, ChangeFeeds.webhooks, log, config.NATS_STREAM_REPLICAS);
       const cachedConfig = changes.cache("config", (apiKeyId: string) => configs.get(apiKeyId));
+      // Secrets are decrypted once per process and dropped on every replica when rotated.
+      const cachedSigning = changes.cache("signing", (apiKeyId: string) => configs.signing(apiKeyId));
       const attempt: AttemptContext = {
-        configs,
+        secretsOf: async (apiKeyId) => signingSecrets(await cachedSigning.get(apiKeyId)),
         headerPrefix: config.WEBHOOK_HEADER_PREFIX,
         send: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       };
@@ -66,6 +68,10 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
         attemptLog,
         attempt,
         configChanged: (apiKeyId) => changes.changed("config", apiKeyId),
+        signingChanged: async (apiKeyId) => {
+          await changes.changed("signing", apiKeyId);
+          await changes.changed("config", apiKeyId);
+        },
       });
       // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
       // then the delivery log is flushed.

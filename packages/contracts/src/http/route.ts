@@ -1,18 +1,35 @@
 import type { z } from "zod";
+import type { MemberRole, OperatorRole } from "./console.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
  * Who may call a route: an API key (`x-api-key`); an API key on a sandbox deployment only (the
- * route does not exist with RAMP_SANDBOX off); the operator's bearer token; or anyone.
+ * route does not exist with RAMP_SANDBOX off); the operator's bearer token; a signed-in person's
+ * console session (the `ramp_session` cookie, `access` saying which roles); or anyone.
  */
-export type RouteAuth = "apiKey" | "sandbox" | "admin" | "none";
+export type RouteAuth = "apiKey" | "sandbox" | "admin" | "console" | "none";
+
+/**
+ * Which signed-in people a console route serves; everyone else gets 403 `Forbidden`. A kind left
+ * out is refused whatever its role. `beforeTotp` marks the few routes an operator may use before
+ * enrolling TOTP in production mode (everything else answers 403 until then).
+ */
+export interface ConsoleAccess {
+  readonly operator?: readonly OperatorRole[];
+  readonly member?: readonly MemberRole[];
+  readonly beforeTotp?: true;
+}
 
 /** The groups of the API reference; `errorBodies` says whether its failures are NestJS-style error bodies. */
 export const RouteTags = {
   Public: { description: "The integration API, authenticated with x-api-key", errorBodies: true },
   Sandbox: { description: "Stand-ins for payers; served only when RAMP_SANDBOX is on", errorBodies: true },
   Admin: { description: "The operator API, authenticated with the admin bearer token", errorBodies: true },
+  Console: {
+    description: "The console API for operators and business members, authenticated with the session cookie",
+    errorBodies: true,
+  },
   Health: { description: "Liveness and readiness for orchestrators", errorBodies: false },
   Reference: { description: "This document and its interactive viewer", errorBodies: false },
 } as const;
@@ -29,6 +46,8 @@ export interface RouteDef {
   readonly summary: string;
   readonly tag: RouteTag;
   readonly auth: RouteAuth;
+  /** Required when `auth` is `console`. */
+  readonly access?: ConsoleAccess;
   readonly params?: z.ZodType;
   readonly query?: z.ZodType;
   readonly body?: z.ZodType;
@@ -51,6 +70,10 @@ export const isKeyed = (route: RouteDef) => route.auth === "apiKey" || route.aut
 /** Idempotency-Key applies to the POST and PATCH routes an API key calls (its records are per business). */
 export const isIdempotent = (route: RouteDef) =>
   isKeyed(route) && (route.method === "post" || route.method === "patch");
+
+/** Every write through the console or the admin API leaves exactly one audit entry. */
+export const isAudited = (route: RouteDef) =>
+  route.method !== "get" && (route.path.startsWith("/console/v1/") || route.path.startsWith("/admin/v1/"));
 
 /** The path with each `{name}` replaced by `fill(name)` (Hono's `:name`, or an encoded value). */
 export const mapPathParams = (path: string, fill: (name: string) => string) =>

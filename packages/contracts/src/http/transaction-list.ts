@@ -3,7 +3,8 @@ import { Chain, Currency, OrderStatus, TransactionType } from "../enums.ts";
 import { boundedString, TEXT_MAX } from "../text.ts";
 import { TransactionDto } from "./transactions.ts";
 
-const dateTime = z
+/** An ISO 8601 date-time filter (`from`, `to`), bounded before it is parsed. */
+export const DateTimeFilter = z
   .string()
   .max(TEXT_MAX.dateTime, { abort: true })
   .check(z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" }));
@@ -14,8 +15,8 @@ export const TransactionFilter = z.strictObject({
   status: OrderStatus.optional(),
   chain: Chain.optional(),
   currency: Currency.optional(),
-  from: dateTime.optional(),
-  to: dateTime.optional(),
+  from: DateTimeFilter.optional(),
+  to: DateTimeFilter.optional(),
 });
 export type TransactionFilter = z.infer<typeof TransactionFilter>;
 

@@ -29,10 +29,10 @@ const feed = <K extends string>(
 export const ChangeFeeds = {
   /** Market rates by currency, business fee profiles by business id. */
   pricing: feed("ramp_pricing_changes", "pricing", ["market-rate", "profile"] as const),
-  /** API keys by the SHA-256 hex of the key (never the key itself). */
-  gateway: feed("ramp_gateway_changes", "gateway", ["api-key"] as const),
-  /** Webhook configs (URLs) by API key id. */
-  webhooks: feed("ramp_webhook_changes", "webhook-dispatcher", ["config"] as const),
+  /** API keys by the SHA-256 hex of the key (never the key itself); businesses (suspension) by id. */
+  gateway: feed("ramp_gateway_changes", "gateway", ["api-key", "business"] as const),
+  /** Webhook configs (URLs) and signing secrets (rotation) by API key id. */
+  webhooks: feed("ramp_webhook_changes", "webhook-dispatcher", ["config", "signing"] as const),
 } as const;
 
 /** The kinds of record one feed carries, e.g. `"market-rate" | "profile"`. */

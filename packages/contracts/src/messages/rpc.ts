@@ -2,6 +2,13 @@ import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
+import {
+  ConsoleDeliveryPage,
+  RateHistoryPage,
+  RateHistoryQuery,
+  ROTATION_OVERLAP_MAX_HOURS,
+  RotatedSecretDto,
+} from "../http/console-keys.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
@@ -95,6 +102,9 @@ export const Rpc = {
     z.object({ onRampRate: RateDto, offRampRate: RateDto }),
   ),
   marketRateDelete: rpc("ramp.pricing.market-rates.delete", z.object({ currency: Currency }), Ok),
+  /** The market rate itself, no business's fee applied (the console's rates page). */
+  marketRateGet: rpc("ramp.pricing.market-rates.get", z.object({ currency: Currency }), RatesDto),
+  marketRateHistory: rpc("ramp.pricing.market-rates.history", RateHistoryQuery, RateHistoryPage),
   profileSet: rpc(
     "ramp.pricing.profiles.set",
     z.object({ ...BusinessScoped, feeBps: z.number().int().min(0) }),
@@ -237,6 +247,12 @@ export const Rpc = {
 
   // webhook-dispatcher
   webhookConfigGet: rpc("ramp.webhooks.config.get", z.object({ apiKeyId: z.string() }), WebhookConfigDto),
+  /** A new signing secret; the old one keeps signing beside it for `overlapHours`. */
+  webhookSecretRotate: rpc(
+    "ramp.webhooks.secret.rotate",
+    z.object({ apiKeyId: z.string(), overlapHours: z.number().int().min(0).max(ROTATION_OVERLAP_MAX_HOURS) }),
+    RotatedSecretDto,
+  ),
   webhookConfigUpdate: rpc(
     "ramp.webhooks.config.update",
     z.object({ apiKeyId: z.string(), body: UpdateWebhookRequest }),
@@ -251,6 +267,20 @@ export const Rpc = {
     "ramp.webhooks.deliveries.list",
     z.object({ apiKeyId: z.string(), id: z.string().optional(), limit: z.number().int() }),
     z.array(DeliveryAttemptDto),
+  ),
+  /** The console's delivery log: several keys at once, by outcome, one page after `cursor`. */
+  webhookDeliveryPage: rpc(
+    "ramp.webhooks.deliveries.page",
+    z.object({
+      /** Absent: every key's (an operator redelivering by id). */
+      apiKeyIds: z.array(z.string()).max(1000).optional(),
+      subjectId: z.string().optional(),
+      deliveryId: z.string().optional(),
+      delivered: z.boolean().optional(),
+      limit: z.number().int().min(1).max(100),
+      cursor: z.string().optional(),
+    }),
+    ConsoleDeliveryPage,
   ),
   webhookRedeliver: rpc(
     "ramp.webhooks.deliveries.redeliver",

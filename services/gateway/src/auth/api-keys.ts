@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ChangeFeeds, ChangeKind } from "@ramp/contracts";
+import type { ChangeFeeds, ChangeKind, ConsoleListQuery } from "@ramp/contracts";
 import type { ChangeFeed } from "@ramp/runtime";
+import { hexKey, pageBy, pageById } from "@ramp/runtime";
 import type { Collection, Db } from "mongodb";
-import { ObjectId } from "mongodb";
+import { ObjectId, type WithId } from "mongodb";
 
 /** Keys are stored as SHA-256 hashes: they are 256-bit random, so a slow hash buys nothing. */
 interface ApiKeyDoc {
@@ -11,14 +12,21 @@ interface ApiKeyDoc {
   businessId: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** The key's first 8 characters and a name, for the console (absent on keys issued before it). */
+  prefix?: string;
+  name?: string;
 }
 
-interface BusinessDoc {
+export interface BusinessDoc {
   _id: ObjectId;
   name: string;
+  /** A copy for the console's list; pricing owns the fee (its profile) and is told first. */
   feeBps: number;
+  suspended?: boolean;
   createdAt: Date;
 }
+
+export type KeyRecord = WithId<ApiKeyDoc>;
 
 export interface Caller {
   businessId: string;
@@ -32,10 +40,22 @@ export interface KeyStore {
   createBusiness(name: string, feeBps: number): Promise<{ id: string }>;
   businessExists(id: string): Promise<boolean>;
   /** Returns the plaintext key once; only its hash is kept. */
-  issueKey(businessId: string): Promise<{ apiKey: string; apiKeyId: string }>;
+  issueKey(businessId: string, name?: string): Promise<{ apiKey: string; apiKeyId: string }>;
   /** Revoking a revoked key is `revoked` again (and tells every replica again), so a retry is safe. */
   revoke(apiKey: string): Promise<RevokeOutcome>;
+  /** The same by the key's id, within one business when `businessId` is given. */
+  revokeById(keyId: string, businessId?: string): Promise<RevokeOutcome>;
+  /** The key by id, within one business when `businessId` is given. */
+  keyById(keyId: string, businessId?: string): Promise<KeyRecord | null>;
+  /** Every key id of a business, revoked ones too (their deliveries stay in the log). */
+  keyIdsOf(businessId: string): Promise<string[]>;
+  listKeys(businessId: string, page: ConsoleListQuery): Promise<{ data: KeyRecord[]; nextCursor: string }>;
   authenticate(apiKey: string): Promise<Caller | null>;
+  /** Whether the business is suspended, from memory kept exact by the change feed. */
+  suspended(businessId: string): Promise<boolean>;
+  business(id: string): Promise<BusinessDoc | null>;
+  listBusinesses(page: ConsoleListQuery): Promise<{ data: BusinessDoc[]; nextCursor: string }>;
+  updateBusiness(id: string, change: { feeBps?: number; suspended?: boolean }): Promise<BusinessDoc | null>;
 }
 
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
@@ -60,11 +80,20 @@ export function createKeyStore(
     },
     CACHED_KEYS,
   );
+  // Every keyed request asks; suspending tells every replica through the same feed.
+  const suspensions = changes.cache(
+    "business",
+    async (id): Promise<boolean> => {
+      const doc = ObjectId.isValid(id) ? await businesses.findOne({ _id: new ObjectId(id) }) : null;
+      return doc?.suspended === true;
+    },
+    CACHED_KEYS,
+  );
 
   return {
     async init() {
       await keys.createIndex({ keyId: 1 }, { unique: true });
-      await keys.createIndex({ businessId: 1 });
+      await keys.createIndex({ businessId: 1, keyId: -1 });
     },
 
     async createBusiness(name, feeBps) {
@@ -77,11 +106,20 @@ export function createKeyStore(
       return (await businesses.countDocuments({ _id: new ObjectId(id) }, { limit: 1 })) > 0;
     },
 
-    async issueKey(businessId) {
+    async issueKey(businessId, name = "") {
       const apiKey = `rk_${randomBytes(32).toString("base64url")}`;
       const keyId = new ObjectId().toHexString();
       const hash = hashKey(apiKey);
-      await keys.insertOne({ _id: hash, keyId, businessId, createdAt: new Date(), revokedAt: null });
+      const prefix = apiKey.slice(0, 8);
+      await keys.insertOne({
+        _id: hash,
+        keyId,
+        businessId,
+        createdAt: new Date(),
+        revokedAt: null,
+        prefix,
+        name,
+      });
       await changes.changed("api-key", hash);
       return { apiKey, apiKeyId: keyId };
     },
@@ -94,8 +132,48 @@ export function createKeyStore(
       return "revoked";
     },
 
+    async revokeById(keyId, businessId) {
+      const scope = { keyId, ...(businessId === undefined ? {} : { businessId }) };
+      const doc = await keys.findOne(scope);
+      if (!doc) return "unknown";
+      await keys.updateOne({ ...scope, revokedAt: null }, { $set: { revokedAt: new Date() } });
+      await changes.changed("api-key", doc._id);
+      return "revoked";
+    },
+
+    keyById: (keyId, businessId) =>
+      keys.findOne({ keyId, ...(businessId === undefined ? {} : { businessId }) }),
+
+    async keyIdsOf(businessId) {
+      const docs = await keys
+        .find({ businessId }, { projection: { keyId: 1 } })
+        .limit(1000)
+        .toArray();
+      return docs.map((d) => d.keyId);
+    },
+
+    listKeys: (businessId, page) => pageBy(keys, hexKey<ApiKeyDoc>("keyId"), { businessId }, page, (d) => d),
+
     authenticate(apiKey) {
       return callers.get(hashKey(apiKey));
+    },
+
+    suspended: (businessId) => suspensions.get(businessId),
+
+    async business(id) {
+      return ObjectId.isValid(id) ? businesses.findOne({ _id: new ObjectId(id) }) : null;
+    },
+
+    listBusinesses: (page) => pageById(businesses, {}, page, (d) => d),
+
+    async updateBusiness(id, change) {
+      const doc = await businesses.findOneAndUpdate(
+        { _id: new ObjectId(id) },
+        { $set: change },
+        { returnDocument: "after" },
+      );
+      if (doc && change.suspended !== undefined) await changes.changed("business", id);
+      return doc;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { AppError } from "@ramp/contracts";
+import { AppError, forbidden } from "@ramp/contracts";
 import { createMiddleware } from "hono/factory";
 import type { GatewayEnv } from "../env.ts";
 import type { KeyStore } from "./api-keys.ts";
@@ -11,6 +11,8 @@ export function apiKeyAuth(store: KeyStore) {
     if (!key) throw new AppError("UNAUTHORIZED", "No API key provided");
     const caller = await store.authenticate(key);
     if (!caller) throw new AppError("UNAUTHORIZED", "Invalid API key");
+    // A suspended business's keys still authenticate (401 stays "who are you"), but do nothing.
+    if (await store.suspended(caller.businessId)) throw forbidden("Business suspended");
     c.set("caller", caller);
     // `c.get`, not `c.var`: Hono builds a fresh object of every variable on each `c.var` read.
     c.set("trace", { ...c.get("trace"), businessId: caller.businessId });

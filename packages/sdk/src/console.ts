@@ -1,0 +1,159 @@
+import type {
+  ApiKeyDto,
+  AuditEntryDto,
+  AuditFilter,
+  AuditQuery,
+  BusinessDto,
+  ConsoleCreatedKeyDto,
+  ConsoleDeliveriesQuery,
+  ConsoleDeliveryPage,
+  ConsoleListQuery,
+  ConsoleUser,
+  CreateBusinessRequest,
+  CreatedBusinessDto,
+  CreateKeyRequest,
+  CreateMemberRequest,
+  CreateOperatorRequest,
+  JsonBody,
+  KeyListQuery,
+  MemberDto,
+  MemberListQuery,
+  OperatorDto,
+  RateHistoryEntryDto,
+  RateHistoryQuery,
+  RatesDto,
+  RotatedSecretDto,
+  SessionDto,
+  SetMarketRateRequest,
+  SignInRequest,
+  TotpEnrolmentDto,
+  UpdateBusinessRequest,
+  WebhookSecretDto,
+  WebhookTestResultDto,
+} from "@ramp/contracts";
+import type { z } from "zod";
+import { type Query, queryString, readBody, toError } from "./transport.ts";
+
+type In<S> = S extends z.ZodType ? JsonBody<z.input<S>> : never;
+/** Query filters as their parsed types: `limit` is coerced from the query string on the server; a caller passes a number. */
+type Filter<S extends z.ZodType> = Partial<z.infer<S>>;
+type Out<S extends z.ZodType> = z.infer<S>;
+export interface Page<T> {
+  data: T[];
+  nextCursor: string;
+}
+export interface ConsoleClientOptions {
+  /** The gateway's address, e.g. `http://127.0.0.1:8080`; "" in a browser on the gateway's own origin. */
+  baseUrl: string;
+  fetch?: typeof fetch;
+}
+
+const seg = (id: string) => encodeURIComponent(id);
+
+/**
+ * The console API for a signed-in person. In a browser the session cookie is the browser's; in Node
+ * the client keeps it. Either way it keeps the CSRF token from sign-in and sends it on every write.
+ */
+export function createConsoleClient(opts: ConsoleClientOptions) {
+  const doFetch = opts.fetch ?? globalThis.fetch;
+  const base = opts.baseUrl.replace(/\/+$/, "");
+  let cookie = "";
+  let csrf = "";
+
+  async function send<T>(
+    method: string,
+    path: string,
+    query?: Query,
+    body?: unknown,
+    text = false,
+  ): Promise<T> {
+    const headers: Record<string, string> = { accept: text ? "text/csv" : "application/json" };
+    if (cookie) headers.cookie = cookie;
+    if (method !== "GET" && csrf) headers["x-csrf-token"] = csrf;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await doFetch(`${base}/console/v1${path}${queryString(query)}`, {
+      method,
+      headers,
+      credentials: "same-origin",
+      redirect: "error",
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const set = res.headers.get("set-cookie");
+    if (set?.startsWith("ramp_session=")) cookie = set.split(";")[0] ?? "";
+    const parsed = text && res.ok ? await res.text() : await readBody(res);
+    if (!res.ok) throw toError(res, parsed);
+    return parsed as T;
+  }
+  const session = (s: SessionDto) => {
+    csrf = s.csrfToken;
+    return s;
+  };
+
+  return {
+    async signIn(body: In<typeof SignInRequest>): Promise<SessionDto> {
+      return session(await send<SessionDto>("POST", "/session", undefined, body));
+    },
+    async signOut(): Promise<void> {
+      await send("DELETE", "/session");
+      cookie = "";
+      csrf = "";
+    },
+    async me(): Promise<SessionDto> {
+      return session(await send<SessionDto>("GET", "/me"));
+    },
+    totp: {
+      enrol: () => send<Out<typeof TotpEnrolmentDto>>("POST", "/me/totp"),
+      confirm: (code: string) => send<ConsoleUser>("POST", "/me/totp/confirm", undefined, { code }),
+    },
+    operators: {
+      list: (q?: Filter<typeof ConsoleListQuery>) => send<Page<OperatorDto>>("GET", "/operators", q),
+      create: (b: In<typeof CreateOperatorRequest>) => send<OperatorDto>("POST", "/operators", undefined, b),
+      remove: (id: string) => send<void>("DELETE", `/operators/${seg(id)}`),
+    },
+    members: {
+      list: (q?: Filter<typeof MemberListQuery>) => send<Page<MemberDto>>("GET", "/members", q),
+      create: (b: In<typeof CreateMemberRequest>) => send<MemberDto>("POST", "/members", undefined, b),
+      remove: (id: string) => send<void>("DELETE", `/members/${seg(id)}`),
+    },
+    audit: {
+      list: (q?: Filter<typeof AuditQuery>) => send<Page<AuditEntryDto>>("GET", "/audit", q),
+      export: (q?: Filter<typeof AuditFilter>) => send<string>("GET", "/audit/export", q, undefined, true),
+    },
+    keys: {
+      list: (q?: Filter<typeof KeyListQuery>) => send<Page<ApiKeyDto>>("GET", "/keys", q),
+      create: (b: In<typeof CreateKeyRequest>) =>
+        send<Out<typeof ConsoleCreatedKeyDto>>("POST", "/keys", undefined, b),
+      revoke: (id: string) => send<void>("POST", `/keys/${seg(id)}/revoke`),
+      revealSecret: (id: string, password: string) =>
+        send<Out<typeof WebhookSecretDto>>("POST", `/keys/${seg(id)}/webhook-secret/reveal`, undefined, {
+          password,
+        }),
+      rotateSecret: (id: string, overlapHours?: number) =>
+        send<RotatedSecretDto>("POST", `/keys/${seg(id)}/webhook-secret/rotate`, undefined, {
+          ...(overlapHours === undefined ? {} : { overlapHours }),
+        }),
+    },
+    webhooks: {
+      deliveries: (q?: Filter<typeof ConsoleDeliveriesQuery>) =>
+        send<ConsoleDeliveryPage>("GET", "/webhooks/deliveries", q),
+      redeliver: (id: string) =>
+        send<WebhookTestResultDto>("POST", `/webhooks/deliveries/${seg(id)}/redeliver`),
+    },
+    businesses: {
+      list: (q?: Filter<typeof ConsoleListQuery>) => send<Page<BusinessDto>>("GET", "/businesses", q),
+      create: (b: In<typeof CreateBusinessRequest>) =>
+        send<Out<typeof CreatedBusinessDto>>("POST", "/businesses", undefined, b),
+      update: (id: string, b: In<typeof UpdateBusinessRequest>) =>
+        send<BusinessDto>("PATCH", `/businesses/${seg(id)}`, undefined, b),
+    },
+    rates: {
+      get: (currency: string) => send<RatesDto>("GET", `/rates/${seg(currency)}`),
+      set: (currency: string, b: In<typeof SetMarketRateRequest>) =>
+        send<RatesDto>("PUT", `/rates/${seg(currency)}`, undefined, b),
+      remove: (currency: string) => send<void>("DELETE", `/rates/${seg(currency)}`),
+      history: (q?: Filter<typeof RateHistoryQuery>) =>
+        send<Page<RateHistoryEntryDto>>("GET", "/rates/history", q),
+    },
+  };
+}
+export type ConsoleClient = ReturnType<typeof createConsoleClient>;

@@ -1,0 +1,173 @@
+import { randomBytes } from "node:crypto";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { ChangeFeeds, CSRF_HEADER, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import { type Db, MongoClient } from "mongodb";
+import { inject } from "vitest";
+import { createApp } from "../src/app.ts";
+import { createKeyStore, type KeyStore } from "../src/auth/api-keys.ts";
+import { loadGatewayConfig } from "../src/config.ts";
+import { createIdempotencyStore } from "../src/idempotency/idempotency-store.ts";
+import { openConsoleStores } from "../src/people/stores.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    natsBin: string;
+    testDataDir: string;
+    mongoUrl: string;
+  }
+}
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const IDLE_SECONDS = 1800;
+
+export type App = ReturnType<typeof createApp>;
+
+/** A gateway app on real NATS and a fresh database, its console clock in the test's hands. */
+export interface ConsoleGateway {
+  app: App;
+  db: Db;
+  keys: KeyStore;
+  clock: { now: number };
+  /** What the pricing stand-in was told (profiles.set). */
+  profiles: unknown[];
+  /** NATS and database settings a real service started beside the gateway needs. */
+  envFor(service: "pricing" | "webhook-dispatcher"): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** `realDispatcher`: no webhook-dispatcher stand-in, the test starts the real one. */
+export async function startConsoleGateway(opts: {
+  sandbox: boolean;
+  name: string;
+  realDispatcher?: boolean;
+}): Promise<ConsoleGateway> {
+  const log = createLogger("gateway-test", "silent");
+  const nats: TestNats = await startTestNats(inject("natsBin"), inject("testDataDir"));
+  const nc: NatsConnection = await nats.connectAs("gateway");
+  const client = await MongoClient.connect(inject("mongoUrl"));
+  const db = client.db(`t${randomBytes(4).toString("hex")}_${opts.name}`);
+  const config = loadGatewayConfig({
+    ...nats.envFor("gateway"),
+    MONGODB_URI: inject("mongoUrl"),
+    ADMIN_TOKEN,
+    RAMP_SANDBOX: String(opts.sandbox),
+    LOG_LEVEL: "silent",
+  });
+  const clock = { now: Date.now() };
+  const now = () => clock.now;
+  const feed = await openChangeFeed(nc, ChangeFeeds.gateway, log);
+  const idempotency = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  const keys = createKeyStore(db, feed);
+  await keys.init();
+  await idempotency.init();
+  const rates = createRateCache(nc, log);
+  const consoleStores = await openConsoleStores(db, { idleSeconds: IDLE_SECONDS, now });
+  const app = createApp({
+    config,
+    nc,
+    keys,
+    rates,
+    idempotency,
+    console: consoleStores,
+    now,
+    log,
+    ready: async () => true,
+  });
+  // Stand-ins for the services the console's writes go through, connected as their owners.
+  const pricing = await nats.connectAs("pricing");
+  const dispatcher = await nats.connectAs("webhook-dispatcher");
+  const profiles: unknown[] = [];
+  const stoppers: Stoppable[] = [
+    idempotency,
+    rates,
+    feed,
+    serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
+      profiles.push(req);
+      return { ok: true as const };
+    }),
+  ];
+  if (!opts.realDispatcher) {
+    stoppers.push(
+      serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
+        rampWebhookURL: "https://example.com/hook",
+        paymentWebhookURL: null,
+        webhookSecret: `whsec_${"ab".repeat(32)}`,
+      })),
+      serveRpc(dispatcher, Rpc.webhookDeliveryPage, "webhook-dispatcher", log, async () => ({
+        data: [],
+        nextCursor: "",
+      })),
+    );
+  }
+  return {
+    app,
+    db,
+    keys,
+    clock,
+    profiles,
+    envFor: (service) => ({
+      ...nats.envFor(service),
+      MONGODB_URI: inject("mongoUrl"),
+      MONGODB_DATABASE: `${db.databaseName}_${service}`,
+      LOG_LEVEL: "silent",
+    }),
+    async stop() {
+      for (const s of stoppers) await s.stop();
+      await Promise.all([nc.close(), pricing.close(), dispatcher.close()]);
+      await client.close();
+      await nats.stop();
+    },
+  };
+}
+
+/** A signed-in browser: the session cookie and CSRF token it got at sign-in. */
+export interface Browser {
+  cookie: string;
+  csrf: string;
+}
+
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+
+export async function signIn(app: App, email: string, password: string, totp?: string) {
+  const res = await app.request("/console/v1/session", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password, ...(totp ? { totp } : {}) }),
+  });
+  const setCookie = res.headers.get("set-cookie") ?? "";
+  const cookie = setCookie.match(new RegExp(`${SESSION_COOKIE}=([^;]*)`))?.[1] ?? "";
+  const body = (await res.json()) as { csrfToken?: string; user?: { id: string }; message?: unknown };
+  return { res, body, setCookie, browser: { cookie, csrf: body.csrfToken ?? "" } satisfies Browser };
+}
+
+/** A console request as the browser sends it: cookie always, the CSRF header unless told otherwise. */
+export function consoleCall(
+  app: App,
+  browser: Browser,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { csrf?: string | null } = {},
+) {
+  const csrf = opts.csrf === undefined ? browser.csrf : opts.csrf;
+  return app.request(path, {
+    method,
+    headers: {
+      cookie: `${SESSION_COOKIE}=${browser.cookie}`,
+      ...(csrf === null ? {} : { [CSRF_HEADER]: csrf }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+export async function createOperator(app: App, email: string, password: string, role: string) {
+  const res = await app.request("/admin/v1/operators", {
+    method: "POST",
+    headers: adminHeaders,
+    body: JSON.stringify({ email, password, role }),
+  });
+  return { res, body: (await res.json()) as { id: string; email: string; role: string } };
+}
