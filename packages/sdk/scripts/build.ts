@@ -21,7 +21,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 await build({
-  entryPoints: [join(src, "index.ts")],
+  entryPoints: [join(src, "published.ts")],
   outfile: join(out, "index.js"),
   bundle: true,
   platform: "node",
@@ -51,7 +51,7 @@ const options: ts.CompilerOptions = {
   rootDir: src,
   outDir: out,
 };
-const program = ts.createProgram([join(src, "index.ts")], options);
+const program = ts.createProgram([join(src, "published.ts")], options);
 const errors = ts.getPreEmitDiagnostics(program);
 if (errors.length > 0) {
   const host = {
@@ -99,7 +99,9 @@ program.emit(undefined, (file, text) => {
   mkdirSync(dirname(file), { recursive: true });
   // Declarations keep the sources' `./x.ts` specifiers; the files beside them are `./x.d.ts`.
   const declared = text.replace(/(from ["']\.{1,2}\/[^"']+)\.ts(["'])/g, "$1.js$2");
-  writeFileSync(file, name === "types.d.ts" ? expandedTypes() : declared);
+  // The published entry is the package's index.
+  const target = name === "published.d.ts" ? join(out, "index.d.ts") : file;
+  writeFileSync(target, name === "types.d.ts" ? expandedTypes() : declared);
 });
 
 writeFileSync(
