@@ -7,6 +7,7 @@ import {
   jetstream,
   jetstreamManager,
   type PubAck,
+  PubHeaders,
 } from "@nats-io/jetstream";
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { SIGNATURE_HEADER, STREAMS, type StreamContract } from "@ramp/contracts";
@@ -130,7 +131,7 @@ export function inConsumerSpan<T>(
 export function unsignedRefusal(signing: MessageSigning | undefined, msg: JsMsg): string | undefined {
   return signing?.refusal(
     msg.subject,
-    msg.headers?.get("Nats-Msg-Id"),
+    msg.headers?.get(PubHeaders.MsgIdHdr),
     msg.data,
     msg.headers?.get(SIGNATURE_HEADER),
   );
