@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ChangeFeeds, CSRF_HEADER, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
@@ -78,6 +78,7 @@ export async function startConsoleGateway(opts: {
   // Stand-ins for the services the console's writes go through, connected as their owners.
   const pricing = await nats.connectAs("pricing");
   const dispatcher = await nats.connectAs("webhook-dispatcher");
+  const orders = await nats.connectAs("orders");
   const profiles: unknown[] = [];
   const stoppers: Stoppable[] = [
     idempotency,
@@ -88,6 +89,19 @@ export async function startConsoleGateway(opts: {
       return { ok: true as const };
     }),
   ];
+  // Orders' answers to the console's transaction routes: none of its orders exist here (e2e has them).
+  stoppers.push(
+    serveRpc(orders, Rpc.transactionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
+    serveRpc(orders, Rpc.transactionExport, "orders", log, async () => ({ data: [], next: "" })),
+    serveRpc(orders, Rpc.transactionTimeline, "orders", log, async () => {
+      throw notFound("Transaction not found");
+    }),
+    serveRpc(orders, Rpc.transactionOverview, "orders", log, async ({ from, to }) => ({
+      from,
+      to,
+      days: [],
+    })),
+  );
   if (!opts.realDispatcher) {
     stoppers.push(
       serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
@@ -115,7 +129,7 @@ export async function startConsoleGateway(opts: {
     }),
     async stop() {
       for (const s of stoppers) await s.stop();
-      await Promise.all([nc.close(), pricing.close(), dispatcher.close()]);
+      await Promise.all([nc.close(), pricing.close(), dispatcher.close(), orders.close()]);
       await client.close();
       await nats.stop();
     },
