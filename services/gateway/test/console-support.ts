@@ -52,6 +52,7 @@ export async function startConsoleGateway(opts: {
     ...nats.envFor("gateway"),
     MONGODB_URI: inject("mongoUrl"),
     ADMIN_TOKEN,
+    CONSOLE_SECRET_KEY: "5e".repeat(32),
     RAMP_SANDBOX: String(opts.sandbox),
     LOG_LEVEL: "silent",
   });
@@ -63,7 +64,11 @@ export async function startConsoleGateway(opts: {
   await keys.init();
   await idempotency.init();
   const rates = createRateCache(nc, log);
-  const consoleStores = await openConsoleStores(db, { idleSeconds: IDLE_SECONDS, now });
+  const consoleStores = await openConsoleStores(db, {
+    idleSeconds: IDLE_SECONDS,
+    now,
+    secretKey: randomBytes(32),
+  });
   const app = createApp({
     config,
     nc,
