@@ -3,7 +3,8 @@
  * 10⁶) stored orders. Every service runs as its own process (as deployed) on the local database
  * (FerretDB on PostgreSQL where PostgreSQL is installed); this process seeds and measures from outside.
  *
- * History is seeded straight into the orders service's database in batches (insertMany), each order
+ * History is seeded straight into the orders service's database in batches (insertMany, with the
+ * transaction list's keys and marks as the store writes them), each order
  * built by the service's own builder (the fixture its tests use, over `baseDoc`): finished orders of
  * one business, one a minute back from now, mixed types, statuses and currencies, nothing pending.
  * Then, at each size, BENCH_GROWTH_REQUESTS requests one after another (each row stops early once it
@@ -41,6 +42,7 @@ import { type Collection, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { sandboxChainEnv } from "../e2e/support/tokens.ts";
 import type { OrderDoc } from "../services/orders/src/orders/order-doc.ts";
+import { insertListedOrders } from "../services/orders/src/orders/order-list-keys.ts";
 import { orderFixture } from "../services/orders/test/support/order-fixture.ts";
 import { ORDER_BODIES } from "./support/order-bodies.ts";
 import { envNumber, report } from "./support/report.ts";
@@ -135,7 +137,8 @@ async function main() {
   });
   const businessId = String(biz.body.id);
   const key = { "x-api-key": String(biz.body.apiKey) };
-  const orders: Collection<OrderDoc> = (await stack.db("orders")).collection<OrderDoc>("orders");
+  const ordersDb = await stack.db("orders");
+  const orders: Collection<OrderDoc> = ordersDb.collection<OrderDoc>("orders");
   const newest = Date.now() - 60_000;
   const ids: ObjectId[] = [];
   let seeded = 0;
@@ -163,7 +166,7 @@ async function main() {
       while (seeded < size) {
         const n = Math.min(BATCH, size - seeded);
         const docs = Array.from({ length: n }, (_, k) => historic(businessId, seeded + k, newest));
-        await orders.insertMany(docs, { ordered: false });
+        await insertListedOrders(ordersDb, docs);
         for (const d of docs) if (ids.length < 5_000 || Math.random() < 0.01) ids.push(d._id);
         seeded += n;
       }

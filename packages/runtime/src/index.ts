@@ -22,5 +22,6 @@ export * from "./reconnect-aware-request.ts";
 export * from "./rpc.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";
+export * from "./time-list.ts";
 export * from "./trace.ts";
 export * from "./tracing.ts";

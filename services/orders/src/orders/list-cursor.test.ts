@@ -5,20 +5,20 @@ import { decodeCursor, encodeCursor } from "./list-cursor.ts";
 
 describe("transaction list cursor", () => {
   it("round-trips a position to the millisecond and the id", () => {
-    const p = { createdAt: new Date("2026-01-02T03:04:05.678Z"), id: new ObjectId() };
+    const p = { at: new Date("2026-01-02T03:04:05.678Z"), id: new ObjectId() };
     const back = decodeCursor(encodeCursor(p));
-    expect(back.createdAt.toISOString()).toBe("2026-01-02T03:04:05.678Z");
+    expect(back.at.toISOString()).toBe("2026-01-02T03:04:05.678Z");
     expect(back.id.equals(p.id)).toBe(true);
   });
 
   it("is opaque: URL-safe, no padding, no visible date", () => {
-    const c = encodeCursor({ createdAt: new Date(0), id: new ObjectId("0123456789abcdef01234567") });
+    const c = encodeCursor({ at: new Date(0), id: new ObjectId("0123456789abcdef01234567") });
     expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(c).not.toContain("0123456789abcdef01234567");
   });
 
   it("rejects anything garbled with 400 Invalid cursor", () => {
-    const good = encodeCursor({ createdAt: new Date(), id: new ObjectId() });
+    const good = encodeCursor({ at: new Date(), id: new ObjectId() });
     const garbled = [
       "",
       "not a cursor!",

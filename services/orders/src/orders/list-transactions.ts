@@ -5,20 +5,14 @@ import { toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
 
 /**
- * One page of the business's orders after the cursor. One more than asked is read so the last page is
- * known as such (its `nextCursor` is "") without a further round trip.
+ * One page of the business's orders after the cursor. The store looks one order past the page, so the
+ * last page is known as such (its `nextCursor` is "") without a further round trip.
  */
 export async function listTransactions(
   store: OrdersStore,
   req: z.infer<typeof Rpc.transactionList.request>,
 ): Promise<TransactionPage> {
   const after = req.cursor ? decodeCursor(req.cursor) : null;
-  const docs = await store.page(req.businessId, req.filter, after, req.limit + 1);
-  const page = docs.slice(0, req.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toDto),
-    nextCursor:
-      docs.length > req.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : "",
-  };
+  const { docs, next } = await store.page(req.businessId, req.filter, after, req.limit);
+  return { data: docs.map(toDto), nextCursor: next ? encodeCursor(next) : "" };
 }

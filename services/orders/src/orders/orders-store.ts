@@ -3,16 +3,20 @@ import { Events, type OrderStatus, type TransactionFilter } from "@ramp/contract
 import {
   type Claims,
   createStateStore,
+  createTimeList,
+  type ListBudget,
+  type ListPage,
+  type ListPosition,
   type Logger,
   type OutboxEntry,
   outboxEntry,
   type Stoppable,
   type TraceContext,
 } from "@ramp/runtime";
-import { type Db, type Filter, ObjectId } from "mongodb";
+import { type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import { ensureKeyIndex, findByKey, insertOnce } from "../idempotency/once-per-key.ts";
-import type { ListPosition } from "./list-cursor.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
+import { backfillListKeys, listKeysDone, orderListMarks } from "./order-list-keys.ts";
 
 export interface OrderMove {
   id: ObjectId;
@@ -41,16 +45,18 @@ export interface OrdersStore {
   getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
   /**
    * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
-   * descending), strictly after `after`. The list pages through this.
+   * descending), strictly after `after`, and where the next page starts. The list pages through this.
+   * Its reads follow the page, not the history (see `createTimeList`): a page that had to pass over
+   * many orders the filter leaves out stops early, with fewer orders and a `next` to go on from.
    */
   page(
     businessId: string,
     filter: TransactionFilter,
     after: ListPosition | null,
     limit: number,
-  ): Promise<OrderDoc[]>;
-  /** Every one of the business's orders matching `filter`, in list order, through one cursor. */
-  scan(businessId: string, filter: TransactionFilter, batchSize: number): OrderScan;
+  ): Promise<ListPage<OrderDoc>>;
+  /** Every one of the business's orders matching `filter`, in list order, a page at a time. */
+  scan(businessId: string, filter: TransactionFilter): OrderScan;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
@@ -67,20 +73,40 @@ export interface OrderScan {
   close(): Promise<void>;
 }
 
-const LIST_ORDER = { createdAt: -1, _id: -1 } as const;
+const SCAN_PAGE = 1_000;
 
-function listQuery(businessId: string, filter: TransactionFilter): Filter<OrderDoc> {
+/** The filter's equalities; its time range is the list's own (`createTimeList`). */
+function listMatch(businessId: string, filter: TransactionFilter): Filter<OrderDoc> {
   const query: Filter<OrderDoc> = { businessId };
   if (filter.type) query.transactionType = filter.type;
   if (filter.status) query.status = filter.status;
   if (filter.chain) query.chain = filter.chain;
   if (filter.currency) query.currency = filter.currency;
-  if (filter.from || filter.to)
-    query.createdAt = {
-      ...(filter.from ? { $gte: new Date(filter.from) } : {}),
-      ...(filter.to ? { $lt: new Date(filter.to) } : {}),
-    };
   return query;
+}
+
+const listRange = (filter: TransactionFilter) => ({
+  from: filter.from ? new Date(filter.from) : undefined,
+  to: filter.to ? new Date(filter.to) : undefined,
+});
+
+/** The list as one sorted query, read until every stored order has its list key (`backfillListKeys`). */
+async function unkeyedPage(
+  col: Collection<OrderDoc>,
+  ...[businessId, filter, after, limit]: Parameters<OrdersStore["page"]>
+): Promise<ListPage<OrderDoc>> {
+  const { from, to } = listRange(filter);
+  const query: Filter<OrderDoc> = listMatch(businessId, filter);
+  if (from || to) query.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) };
+  if (after) query.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
+  const docs = await col
+    .find(query)
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(limit + 1)
+    .toArray();
+  const shown = docs.slice(0, limit);
+  const last = shown.at(-1);
+  return { docs: shown, next: docs.length > limit && last ? { at: last.createdAt, id: last._id } : null };
 }
 
 export function createOrdersStore(deps: {
@@ -88,9 +114,25 @@ export function createOrdersStore(deps: {
   js: JetStreamClient;
   claims: Claims;
   log: Logger;
+  /** How much a list page reads at most before answering with a cursor (tests make it small). */
+  listBudget?: ListBudget;
 }): OrdersStore {
   const col = deps.db.collection<OrderDoc>("orders");
   const states = createStateStore<OrderDoc, OrderStatus>({ collection: col, stateField: "status", ...deps });
+  const marks = orderListMarks(deps.db);
+  const list = createTimeList<OrderDoc>({
+    docs: col,
+    marks,
+    at: (o) => o.createdAt,
+    budget: deps.listBudget,
+  });
+  let keysDone = false;
+  const page: OrdersStore["page"] = (businessId, filter, after, limit) =>
+    keysDone
+      ? list.page(businessId, listMatch(businessId, filter), listRange(filter), after, limit)
+      : unkeyedPage(col, businessId, filter, after, limit);
+  // Every order is listed under its business; the marks go in before the order does.
+  const insert = async (doc: OrderDoc) => states.insert(await list.keyed(doc.businessId, doc));
 
   const get = async (id: string | ObjectId) => {
     if (typeof id === "string" && !ObjectId.isValid(id)) return null;
@@ -110,10 +152,12 @@ export function createOrdersStore(deps: {
       );
       await col.createIndex({ status: 1, expiresAt: 1 });
       await ensureKeyIndex(col);
+      await list.init();
+      keysDone = await listKeysDone(col, marks);
     },
-    insert: (doc) => states.insert(doc),
+    insert,
     findByKey: (key) => findByKey(col, key),
-    insertOnce: (doc) => insertOnce(col, doc, states.insert),
+    insertOnce: async (doc) => insertOnce(col, await list.keyed(doc.businessId, doc), states.insert),
     get,
     async getForBusiness(id, businessId) {
       const doc = await get(id);
@@ -149,28 +193,29 @@ export function createOrdersStore(deps: {
         );
       return moved;
     },
-    async page(businessId, filter, after, limit) {
-      const query = listQuery(businessId, filter);
-      if (after)
-        query.$or = [
-          { createdAt: { $lt: after.createdAt } },
-          { createdAt: after.createdAt, _id: { $lt: after.id } },
-        ];
-      return col.find(query).sort(LIST_ORDER).limit(limit).toArray();
-    },
-    scan(businessId, filter, batchSize) {
-      const cursor = col.find(listQuery(businessId, filter)).sort(LIST_ORDER).batchSize(batchSize);
+    page,
+    scan(businessId, filter) {
+      // The export walks the list a page at a time, so a chunk reads about a chunk's worth of orders.
+      // Pages at least SCAN_PAGE long read a busy minute's leaf once rather than once per chunk.
+      let after: ListPosition | null = null;
+      let done = false;
+      let held: OrderDoc[] = [];
       return {
         async take(n) {
-          const docs: OrderDoc[] = [];
-          while (docs.length < n) {
-            const doc = await cursor.next();
-            if (!doc) break;
-            docs.push(doc);
+          while (held.length < n && !done) {
+            const got = await page(businessId, filter, after, Math.max(n, SCAN_PAGE));
+            held.push(...got.docs);
+            after = got.next;
+            done = got.next === null;
           }
+          const docs = held.slice(0, n);
+          held = held.slice(n);
           return docs;
         },
-        close: () => cursor.close(),
+        close: async () => {
+          done = true;
+          held = [];
+        },
       };
     },
     claimExit: (id, from, to, cause) => states.claimExit(id, from, to, cause),
@@ -186,6 +231,37 @@ export function createOrdersStore(deps: {
       return due.map((d) => d._id);
     },
     deleteUnpaid: (id) => states.remove(id, "INIT"),
-    startSweeper: () => states.startSweeper(),
+    startSweeper() {
+      const sweeper = states.startSweeper();
+      let stopping = false;
+      const backfill = keysDone
+        ? Promise.resolve()
+        : backfillListKeys({
+            orders: col,
+            marks,
+            log: deps.log,
+            stopping: () => stopping,
+            // Through the store's guarded write, following the order if it moves meanwhile.
+            async setKey(o, listKey) {
+              for (let status = o.status; ; ) {
+                if (await states.update(o._id, status, {}, { listKey })) return;
+                const now = await col.findOne({ _id: o._id });
+                if (!now || now.listKey) return;
+                status = now.status;
+              }
+            },
+          }).then(
+            async () => {
+              keysDone = await listKeysDone(col, marks);
+            },
+            (err: unknown) => deps.log.error({ err }, "keying orders for the transaction list failed"),
+          );
+      return {
+        async stop() {
+          stopping = true;
+          await Promise.all([sweeper.stop(), backfill]);
+        },
+      };
+    },
   };
 }

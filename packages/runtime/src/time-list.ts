@@ -1,0 +1,209 @@
+import { type Collection, type Document, type Filter, ObjectId, type WithId } from "mongodb";
+import { isDuplicateKey } from "./mongo.ts";
+
+/**
+ * Newest-first lists whose every read is an equality, so that FerretDB (which pushes down equalities
+ * but sorts, limits and filters ranges in Go after reading every row the equality matched) reads about
+ * one page's worth of rows whatever the history, as MongoDB does from an index.
+ *
+ * Each listed document carries `listKey`, the key of its leaf bucket: its list scope (a business) and
+ * the minute of its time. A page reads leaves one equality at a time, newest first. Which leaves exist
+ * comes from marks, small documents naming a bucket and its parent, at widths growing from a minute
+ * to about three years, so a walk skips empty stretches in a few reads: each read lists one bucket's
+ * non-empty children (at most 60, 24, 32 or 32). A leaf holds what one scope stored in one minute,
+ * which follows the rate orders arrive at, never the history.
+ *
+ * A document's marks are written before it is (a mark of nothing costs one empty read; a document
+ * without its marks would be missing from the list), each once per process.
+ */
+const WIDTHS_MS = [60_000, 3_600_000, 86_400_000, 32 * 86_400_000, 1024 * 86_400_000] as const;
+const TOP = WIDTHS_MS.length;
+const LEAF_MS = WIDTHS_MS[0];
+const width = (level: number) => WIDTHS_MS[level] ?? Number.POSITIVE_INFINITY;
+
+/** A bucket of a scope that holds something: `_id` is `<scope>:<level>:<n>`, `up` its parent's `_id`. */
+export interface ListMark {
+  _id: string;
+  up: string;
+  n: number;
+}
+
+/** A position in a list: its order is `at` descending, then `id` descending. */
+export interface ListPosition {
+  at: Date;
+  id: ObjectId;
+}
+
+export interface TimeListed {
+  _id: ObjectId;
+  listKey?: string;
+}
+
+const markId = (scope: string, level: number, n: number) =>
+  level >= TOP ? `${scope}:top` : `${scope}:${level}:${n}`;
+
+/** The key of the leaf bucket holding what `scope` stores at `at`. */
+export const listKeyOf = (scope: string, at: Date) => markId(scope, 0, Math.floor(at.getTime() / LEAF_MS));
+
+/** The marks a document of `scope` at `at` needs: its leaf's and every bucket's above it. */
+export function listMarksOf(scope: string, at: Date): ListMark[] {
+  const t = at.getTime();
+  return WIDTHS_MS.map((w, level) => {
+    const n = Math.floor(t / w);
+    return {
+      _id: markId(scope, level, n),
+      up: markId(scope, level + 1, Math.floor(t / width(level + 1))),
+      n,
+    };
+  });
+}
+
+/** Stores marks, those already there left as they are. */
+export async function insertListMarks(marks: Collection<ListMark>, docs: ListMark[]): Promise<void> {
+  if (docs.length === 0) return;
+  try {
+    await marks.insertMany(docs, { ordered: false });
+  } catch (err) {
+    const errors = (err as { writeErrors?: unknown[] }).writeErrors;
+    const onlyDuplicates = Array.isArray(errors) && errors.length > 0 && errors.every(isDuplicateKey);
+    if (!onlyDuplicates && !isDuplicateKey(err)) throw err;
+  }
+}
+
+/** How much one page may read before it answers with what it has and a cursor to go on from. */
+export interface ListBudget {
+  leaves: number;
+  rows: number;
+}
+
+export const LIST_BUDGET: ListBudget = { leaves: 120, rows: 6_000 };
+
+export interface ListPage<T> {
+  docs: T[];
+  /** Where the next page starts, or null when nothing older matches. */
+  next: ListPosition | null;
+}
+
+export interface TimeList<T extends TimeListed> {
+  init(): Promise<void>;
+  /** `doc` with its `listKey`, after its marks are stored: insert what this returns. */
+  keyed<D extends T>(scope: string, doc: D): Promise<D>;
+  /**
+   * Up to `limit` documents of `scope` matching the equalities in `match` and at in [from, to),
+   * strictly after `after`, newest first. Fewer, with a `next`, when the page spent its budget.
+   */
+  page(
+    scope: string,
+    match: Filter<T>,
+    range: { from?: Date; to?: Date },
+    after: ListPosition | null,
+    limit: number,
+  ): Promise<ListPage<WithId<T>>>;
+}
+
+const ZERO_ID_HEX = "0".repeat(24);
+const before = (a: ListPosition, b: ListPosition) =>
+  a.at.getTime() < b.at.getTime() ||
+  (a.at.getTime() === b.at.getTime() && a.id.toHexString() < b.id.toHexString());
+
+export function createTimeList<T extends TimeListed & Document>(deps: {
+  docs: Collection<T>;
+  marks: Collection<ListMark>;
+  at: (doc: T) => Date;
+  budget?: ListBudget;
+}): TimeList<T> {
+  const { docs, marks, at } = deps;
+  const budget = deps.budget ?? LIST_BUDGET;
+  // Marks this process knows are stored; forgotten wholesale when large (re-inserting one is harmless).
+  const known = new Set<string>();
+
+  const children = async (parent: string) =>
+    (await marks.find({ up: parent }, { projection: { n: 1 } }).toArray()).map((m) => m.n);
+
+  /** Non-empty leaves of `scope` with any time in [floorMs, startMs], newest first. */
+  async function* leaves(scope: string, startMs: number, floorMs: number): AsyncGenerator<number> {
+    async function* below(level: number, parent: string): AsyncGenerator<number> {
+      const w = width(level);
+      const cap = Math.floor(startMs / w);
+      const ns = (await children(parent)).filter((n) => n <= cap).sort((a, b) => b - a);
+      for (const n of ns) {
+        if ((n + 1) * w <= floorMs) return;
+        if (level === 0) yield n;
+        else yield* below(level - 1, markId(scope, level, n));
+      }
+    }
+    yield* below(TOP - 1, markId(scope, TOP, 0));
+  }
+
+  const positionOf = (doc: T): ListPosition => ({ at: at(doc), id: doc._id });
+
+  return {
+    async init() {
+      await docs.createIndex({ listKey: 1 } as never);
+      await marks.createIndex({ up: 1 });
+    },
+    async keyed(scope, doc) {
+      const time = at(doc);
+      const missing = listMarksOf(scope, time).filter((m) => !known.has(m._id));
+      await insertListMarks(marks, missing);
+      if (known.size > 50_000) known.clear();
+      for (const m of missing) known.add(m._id);
+      return { ...doc, listKey: listKeyOf(scope, time) };
+    },
+    async page(scope, match, { from, to }, after, limit) {
+      // A resume position (id zero) is a leaf's lower edge: that leaf was read to its end already.
+      const afterMs = after
+        ? after.at.getTime() - (after.id.toHexString() === ZERO_ID_HEX ? 1 : 0)
+        : Infinity;
+      const startMs = Math.min(afterMs, to ? to.getTime() - 1 : Infinity, Date.now() + 86_400_000);
+      const floorMs = from?.getTime() ?? Number.NEGATIVE_INFINITY;
+      const keep = (doc: WithId<T>) => {
+        const t = at(doc as T).getTime();
+        if (from && t < from.getTime()) return false;
+        if (to && t >= to.getTime()) return false;
+        return !after || before(positionOf(doc as T), after);
+      };
+      const byNewest = (a: WithId<T>, b: WithId<T>) =>
+        before(positionOf(b as T), positionOf(a as T)) ? -1 : 1;
+
+      const out: WithId<T>[] = [];
+      const walk = leaves(scope, startMs, floorMs);
+      let leavesRead = 0;
+      let rowsRead = 0;
+      let batch = 1;
+      let lastLeaf: number | undefined;
+      while (out.length <= limit) {
+        if (leavesRead >= budget.leaves || rowsRead >= budget.rows)
+          return {
+            docs: out,
+            next:
+              lastLeaf === undefined
+                ? null
+                : { at: new Date(lastLeaf * LEAF_MS), id: new ObjectId(ZERO_ID_HEX) },
+          };
+        const ns: number[] = [];
+        while (ns.length < batch) {
+          const step = await walk.next();
+          if (step.done) break;
+          ns.push(step.value);
+        }
+        if (ns.length === 0) return { docs: out.slice(0, limit), next: null };
+        // Leaves of a busy minute fill a page alone; sparse ones are read more at a time.
+        batch = Math.min(batch * 2, 16);
+        const read = await Promise.all(
+          ns.map((n) => docs.find({ ...match, listKey: markId(scope, 0, n) } as Filter<T>).toArray()),
+        );
+        for (const rows of read) {
+          rowsRead += rows.length;
+          out.push(...rows.filter(keep).sort(byNewest));
+        }
+        leavesRead += ns.length;
+        lastLeaf = ns.at(-1);
+      }
+      await walk.return(undefined);
+      const shown = out.slice(0, limit);
+      const last = shown.at(-1);
+      return { docs: shown, next: last ? positionOf(last as T) : null };
+    },
+  };
+}
