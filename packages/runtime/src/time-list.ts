@@ -122,10 +122,21 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
 
   /** Non-empty leaves of `scope` with any time in [floorMs, startMs], newest first. */
   async function* leaves(scope: string, startMs: number, floorMs: number): AsyncGenerator<number> {
+    // The buckets holding startMs are asked for their children all at once: the walk starts down
+    // that path (a cursor's position is in a stored leaf), so it costs one round trip, not one a level.
+    const asked = new Map<string, Promise<number[]>>();
+    const childrenOf = (parent: string) => {
+      const got = asked.get(parent) ?? children(parent);
+      asked.set(parent, got);
+      return got;
+    };
+    const path = Math.min(startMs, Date.now());
+    for (let level = TOP; level >= 1; level--)
+      void childrenOf(markId(scope, level, Math.floor(path / width(level)))).catch(() => {});
     async function* below(level: number, parent: string): AsyncGenerator<number> {
       const w = width(level);
       const cap = Math.floor(startMs / w);
-      const ns = (await children(parent)).filter((n) => n <= cap).sort((a, b) => b - a);
+      const ns = (await childrenOf(parent)).filter((n) => n <= cap).sort((a, b) => b - a);
       for (const n of ns) {
         if ((n + 1) * w <= floorMs) return;
         if (level === 0) yield n;
@@ -170,7 +181,7 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
       const walk = leaves(scope, startMs, floorMs);
       let leavesRead = 0;
       let rowsRead = 0;
-      let batch = 1;
+      let batch = Math.min(limit + 1, 4);
       let lastLeaf: number | undefined;
       while (out.length <= limit) {
         if (leavesRead >= budget.leaves || rowsRead >= budget.rows)
@@ -182,14 +193,13 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
                 : { at: new Date(lastLeaf * LEAF_MS), id: new ObjectId(ZERO_ID_HEX) },
           };
         const ns: number[] = [];
-        while (ns.length < batch) {
+        while (ns.length < Math.min(batch, budget.leaves - leavesRead)) {
           const step = await walk.next();
           if (step.done) break;
           ns.push(step.value);
         }
         if (ns.length === 0) return { docs: out.slice(0, limit), next: null };
-        // Leaves of a busy minute fill a page alone; sparse ones are read more at a time.
-        batch = Math.min(batch * 2, 16);
+        leavesRead += ns.length;
         const read = await Promise.all(
           ns.map((n) => docs.find({ ...match, listKey: markId(scope, 0, n) } as Filter<T>).toArray()),
         );
@@ -197,8 +207,11 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
           rowsRead += rows.length;
           out.push(...rows.filter(keep).sort(byNewest));
         }
-        leavesRead += ns.length;
         lastLeaf = ns.at(-1);
+        // As many leaves next as those read so far suggest the page still needs: a busy minute fills
+        // a page alone, while sparse history is read many minutes at a time.
+        const perLeaf = Math.max(out.length / leavesRead, 0.25);
+        batch = Math.min(Math.max(Math.ceil((limit + 1 - out.length) / perLeaf), 1), 16);
       }
       await walk.return(undefined);
       const shown = out.slice(0, limit);
