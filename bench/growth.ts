@@ -96,11 +96,23 @@ function historic(businessId: string, i: number, newest: number): OrderDoc {
   );
 }
 
-/** Rows PostgreSQL has read so far (sequential and by index), over every table. */
+/** Rows PostgreSQL has read so far (sequential and by index), per table (schema = service database). */
 const ROWS_READ =
-  "select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0) from pg_stat_user_tables";
-const rowsRead = (binDir: string, pg: PostgresServer) =>
-  Number(psql(binDir, pg, ["-A", "-t", "-c", ROWS_READ]).trim());
+  "select schemaname || '.' || relname, seq_tup_read + coalesce(idx_tup_fetch, 0) from pg_stat_user_tables";
+function rowsRead(binDir: string, pg: PostgresServer): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of psql(binDir, pg, ["-A", "-t", "-F", "\t", "-c", ROWS_READ]).trim().split("\n")) {
+    const [table, n] = line.split("\t");
+    if (table) out.set(table, Number(n));
+  }
+  return out;
+}
+/** Rows read per table between two readings, most first, and their total. */
+function readsBetween(before: Map<string, number>, after: Map<string, number>) {
+  const diff = [...after].map(([t, n]) => [t, n - (before.get(t) ?? 0)] as const).filter(([, n]) => n > 0);
+  diff.sort((a, b) => b[1] - a[1]);
+  return { total: diff.reduce((sum, [, n]) => sum + n, 0), tables: diff };
+}
 
 async function main() {
   mkdirSync(DATA_DIR, { recursive: true });
@@ -193,7 +205,11 @@ async function main() {
       if (pg && pgBin) {
         const before = rowsRead(pgBin, pg);
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-        const perMin = ((rowsRead(pgBin, pg) - before) / IDLE_S) * 60;
+        const { total, tables } = readsBetween(before, rowsRead(pgBin, pg));
+        const perMin = (total / IDLE_S) * 60;
+        console.log(
+          `rows read while idle, by table: ${tables.map(([t, n]) => `${t} ${n}`).join(", ") || "none"}`,
+        );
         sweeps.push(
           `| ${size.toLocaleString("en")} | sweeps, idle | ${perMin.toFixed(0)} rows read/min | ${IDLE_S} s | |`,
         );

@@ -7,7 +7,7 @@
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Events } from "@ramp/contracts";
-import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { answeredFromIndex, eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createClaims,
   createLogger,
@@ -64,17 +64,8 @@ async function queriesOf(work: () => Promise<unknown>): Promise<{ collection: st
   return finds.splice(0);
 }
 
-/** Whether the database answers `filter` from an index rather than by reading every document. */
-async function fromIndex({ collection, filter }: { collection: string; filter: Document }) {
-  const plan = await db.command({ explain: { find: collection, filter }, verbosity: "queryPlanner" });
-  const text = JSON.stringify(plan.queryPlanner ?? {});
-  if (plan.serverInfo?.ferretdbVersion !== undefined) {
-    if (plan.filterPushdown !== true) return `not pushed down: ${JSON.stringify(filter)}`;
-    if (text.includes('"Seq Scan"')) return `sequential scan: ${JSON.stringify(filter)}`;
-    return true;
-  }
-  return text.includes("COLLSCAN") ? `collection scan: ${JSON.stringify(filter)}` : true;
-}
+const fromIndex = ({ collection, filter }: { collection: string; filter: Document }) =>
+  answeredFromIndex(db, collection, filter);
 
 describe(`with ${HISTORY} stored orders`, () => {
   it("a lookup by id reads the order from an index", async () => {

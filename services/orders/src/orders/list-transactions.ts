@@ -1,6 +1,6 @@
 import type { Rpc, TransactionPage } from "@ramp/contracts";
+import { decodeListCursor, encodeListCursor } from "@ramp/runtime";
 import type { z } from "zod";
-import { decodeCursor, encodeCursor } from "./list-cursor.ts";
 import { toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
 
@@ -12,7 +12,7 @@ export async function listTransactions(
   store: OrdersStore,
   req: z.infer<typeof Rpc.transactionList.request>,
 ): Promise<TransactionPage> {
-  const after = req.cursor ? decodeCursor(req.cursor) : null;
+  const after = req.cursor ? decodeListCursor(req.cursor) : null;
   const { docs, next } = await store.page(req.businessId, req.filter, after, req.limit);
-  return { data: docs.map(toDto), nextCursor: next ? encodeCursor(next) : "" };
+  return { data: docs.map(toDto), nextCursor: next ? encodeListCursor(next) : "" };
 }

@@ -3,7 +3,6 @@ import { Events, type OrderStatus, type TransactionFilter } from "@ramp/contract
 import {
   type Claims,
   createStateStore,
-  createTimeList,
   type ListBudget,
   type ListPage,
   type ListPosition,
@@ -16,7 +15,7 @@ import {
 import { type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import { ensureKeyIndex, findByKey, insertOnce } from "../idempotency/once-per-key.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
-import { backfillListKeys, listKeysDone, orderListMarks } from "./order-list-keys.ts";
+import { orderList } from "./order-list-keys.ts";
 
 export interface OrderMove {
   id: ObjectId;
@@ -119,20 +118,14 @@ export function createOrdersStore(deps: {
 }): OrdersStore {
   const col = deps.db.collection<OrderDoc>("orders");
   const states = createStateStore<OrderDoc, OrderStatus>({ collection: col, stateField: "status", ...deps });
-  const marks = orderListMarks(deps.db);
-  const list = createTimeList<OrderDoc>({
-    docs: col,
-    marks,
-    at: (o) => o.createdAt,
-    budget: deps.listBudget,
-  });
-  let keysDone = false;
+  const list = orderList(deps.db, deps.listBudget);
   const page: OrdersStore["page"] = (businessId, filter, after, limit) =>
-    keysDone
+    list.ready()
       ? list.page(businessId, listMatch(businessId, filter), listRange(filter), after, limit)
       : unkeyedPage(col, businessId, filter, after, limit);
   // Every order is listed under its business; the marks go in before the order does.
-  const insert = async (doc: OrderDoc) => states.insert(await list.keyed(doc.businessId, doc));
+  const keyed = async (doc: OrderDoc) => (await list.keyed([doc]))[0] as OrderDoc;
+  const insert = async (doc: OrderDoc) => states.insert(await keyed(doc));
 
   const get = async (id: string | ObjectId) => {
     if (typeof id === "string" && !ObjectId.isValid(id)) return null;
@@ -153,11 +146,10 @@ export function createOrdersStore(deps: {
       await col.createIndex({ status: 1, expiresAt: 1 });
       await ensureKeyIndex(col);
       await list.init();
-      keysDone = await listKeysDone(col, marks);
     },
     insert,
     findByKey: (key) => findByKey(col, key),
-    insertOnce: async (doc) => insertOnce(col, await list.keyed(doc.businessId, doc), states.insert),
+    insertOnce: async (doc) => insertOnce(col, await keyed(doc), states.insert),
     get,
     async getForBusiness(id, businessId) {
       const doc = await get(id);
@@ -234,28 +226,22 @@ export function createOrdersStore(deps: {
     startSweeper() {
       const sweeper = states.startSweeper();
       let stopping = false;
-      const backfill = keysDone
-        ? Promise.resolve()
-        : backfillListKeys({
-            orders: col,
-            marks,
-            log: deps.log,
-            stopping: () => stopping,
-            // Through the store's guarded write, following the order if it moves meanwhile.
-            async setKey(o, listKey) {
-              for (let status = o.status; ; ) {
-                if (await states.update(o._id, status, {}, { listKey })) return;
-                const now = await col.findOne({ _id: o._id });
-                if (!now || now.listKey) return;
-                status = now.status;
-              }
-            },
-          }).then(
-            async () => {
-              keysDone = await listKeysDone(col, marks);
-            },
-            (err: unknown) => deps.log.error({ err }, "keying orders for the transaction list failed"),
-          );
+      // Orders stored before lists were keyed, through the store's guarded write (an older process
+      // may be moving the same order), following the order if it moves meanwhile.
+      const backfill = list
+        .backfill({
+          log: deps.log,
+          stopping: () => stopping,
+          async setKey(o, listKey) {
+            for (let status = o.status; ; ) {
+              if (await states.update(o._id, status, {}, { listKey })) return;
+              const now = await col.findOne({ _id: o._id });
+              if (!now || now.listKey) return;
+              status = now.status;
+            }
+          },
+        })
+        .catch((err: unknown) => deps.log.error({ err }, "keying orders for the transaction list failed"));
       return {
         async stop() {
           stopping = true;
