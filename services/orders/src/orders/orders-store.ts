@@ -134,7 +134,8 @@ export function createOrdersStore(deps: {
 
   return {
     async init() {
-      // One index for the list and export, whatever filters they get. Its prefix (business, then the
+      // The list as one sorted query (`unkeyedPage`, until every order has its list key), whatever
+      // filters it gets, on MongoDB. Its prefix (business, then the
       // keyset createdAt/_id descending) serves the sort and the from/to range, so a page is a bounded
       // index walk starting at its cursor with no in-memory sort. The optional equality filters follow
       // the keyset rather than lead it: leading with them would need an index per combination (16),
