@@ -23,5 +23,6 @@ export * from "./rpc.ts";
 export * from "./secret-box.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";
+export * from "./time-list.ts";
 export * from "./trace.ts";
 export * from "./tracing.ts";

@@ -49,6 +49,8 @@ export interface OrderDoc extends Keyed {
   /** Unpaid onramp orders are deleted after this instant. */
   expiresAt: Date | null;
   outbox: OutboxEntry[];
+  /** Its bucket in the business's transaction list (`createTimeList`); set by the store on insert. */
+  listKey?: string;
 }
 
 /** A stored decimal string as the JSON number replies carry. */
