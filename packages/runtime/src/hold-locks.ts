@@ -3,8 +3,6 @@ import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { LeaseBucketContract } from "@ramp/contracts";
-import type { Db } from "mongodb";
-import { type Claims, createClaims } from "./claims.ts";
 import { retryJetStreamSetup } from "./jetstream-setup.ts";
 import type { Logger } from "./logger.ts";
 
@@ -90,15 +88,4 @@ export async function openKvHoldLocks(
       return entry?.operation === "PUT";
     },
   };
-}
-
-/** A service's claims, its document holds in its own hold bucket: what every service that needs holds runs. */
-export async function createServiceClaims(
-  nc: NatsConnection,
-  db: Db,
-  contract: LeaseBucketContract,
-  opts: { replicas: number; log: Logger },
-): Promise<Claims> {
-  // Holds in NATS KV, not in the database: three fewer database operations per guarded write.
-  return createClaims(db, { holds: await openKvHoldLocks(nc, contract, opts) });
 }

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { resolveChainSettings } from "../chain-settings.ts";
 import { SandboxAdapter } from "../chains/sandbox/sandbox-adapter.ts";
 import { loadChainWatcherConfig } from "../config.ts";
+import { createPriceFeed, parsePriceTable } from "../prices/price-feed.ts";
 import { createSandboxSwapProvider } from "../swaps/swap-provider.ts";
-import { createPriceFeed, parsePriceTable } from "./price-feed.ts";
 import { createDescribeToken, createTokenInfo, isSettlementStablecoin } from "./token-info.ts";
 
 const env = { NATS_URL: "nats://x", MONGODB_URI: "mongodb://x" };
