@@ -116,6 +116,14 @@ module.exports = {
       from: { path: "^packages/" },
       to: { path: "^services/" },
     },
+    {
+      name: "devinfra-below-runtime",
+      comment:
+        "runtime's tests start their NATS and database with devinfra, so devinfra never imports runtime",
+      severity: "error",
+      from: { path: "^packages/devinfra/" },
+      to: { path: "^packages/runtime/" },
+    },
     ...Object.entries(LAYERS).flatMap(([service, floors]) => floorRules(service, floors)),
   ],
   options: {
