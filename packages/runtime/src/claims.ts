@@ -211,7 +211,7 @@ export function createClaims(db: Db, opts: ClaimsOptions = {}): Claims {
   const claimHolds: HoldLocks = {
     leaseMs: EXCLUSIVE_LEASE_MS,
     take: (lock, owner) => claims.claim(lock, owner, EXCLUSIVE_LEASE_MS),
-    renew: async (lock, owner) => void (await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS)),
+    renew: (lock, owner) => claims.claim(lock, owner, EXCLUSIVE_LEASE_MS),
     release: (lock, owner) => claims.release(lock, owner),
     held: async (lock) => ((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now(),
   };
