@@ -37,11 +37,12 @@ export interface ConsoleGateway {
   stop(): Promise<void>;
 }
 
-/** `realDispatcher`: no webhook-dispatcher stand-in, the test starts the real one. */
+/** `realDispatcher` / `realPricing`: no stand-in for that service, the test starts the real one. */
 export async function startConsoleGateway(opts: {
   sandbox: boolean;
   name: string;
   realDispatcher?: boolean;
+  realPricing?: boolean;
 }): Promise<ConsoleGateway> {
   const log = createLogger("gateway-test", "silent");
   const nats: TestNats = await startTestNats(inject("natsBin"), inject("testDataDir"));
@@ -85,15 +86,21 @@ export async function startConsoleGateway(opts: {
   const dispatcher = await nats.connectAs("webhook-dispatcher");
   const orders = await nats.connectAs("orders");
   const profiles: unknown[] = [];
-  const stoppers: Stoppable[] = [
-    idempotency,
-    rates,
-    feed,
-    serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
-      profiles.push(req);
-      return { ok: true as const };
-    }),
-  ];
+  /** The pricing stand-in's fees, as its profiles.get answers them. */
+  const fees = new Map<string, number>();
+  const stoppers: Stoppable[] = [idempotency, rates, feed];
+  if (!opts.realPricing) {
+    stoppers.push(
+      serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
+        profiles.push(req);
+        fees.set(req.businessId, req.feeBps);
+        return { ok: true as const };
+      }),
+      serveRpc(pricing, Rpc.profilesGet, "pricing", log, async ({ businessIds }) => ({
+        feeBps: Object.fromEntries(businessIds.map((id) => [id, fees.get(id) ?? 0])),
+      })),
+    );
+  }
   // Orders' answers to the console's transaction routes: none of its orders exist here (e2e has them).
   stoppers.push(
     serveRpc(orders, Rpc.transactionList, "orders", log, async () => ({ data: [], nextCursor: "" })),

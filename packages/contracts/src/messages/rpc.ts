@@ -113,6 +113,12 @@ export const Rpc = {
     z.object({ ...BusinessScoped, feeBps: z.number().int().min(0) }),
     Ok,
   ),
+  /** Each named business's fee (0 for one never set): the console's business pages show pricing's own. */
+  profilesGet: rpc(
+    "ramp.pricing.profiles.get",
+    z.object({ businessIds: z.array(z.string()).max(1_000) }),
+    z.object({ feeBps: z.record(z.string(), z.number().int().min(0)) }),
+  ),
 
   // banking
   banksList: rpc("ramp.banking.banks.list", BankQuery, z.array(BankDto)),
