@@ -127,10 +127,10 @@ describe(`with ${HISTORY} stored orders`, () => {
     for (const filter of [{}, { status: "COMPLETED" as const, currency: "NGN" as const }]) {
       let next = null;
       const queries = await queriesOf(async () => {
-        const first = await store.page(business, filter, null, 20);
+        const first = await store.page({ businessId: business }, filter, null, 20);
         expect(first.docs).toHaveLength(20);
         next = first.next;
-        expect((await store.page(business, filter, next, 20)).docs).toHaveLength(10);
+        expect((await store.page({ businessId: business }, filter, next, 20)).docs).toHaveLength(10);
       });
       expect(queries.some((q) => q.collection === "orders")).toBe(true);
       expect(queries.some((q) => q.collection === "order_list_marks")).toBe(true);

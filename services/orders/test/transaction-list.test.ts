@@ -94,7 +94,7 @@ async function walk(s: OrdersStore, filter: TransactionFilter, limit: number) {
   let after: ListPosition | null = null;
   let pages = 0;
   do {
-    const page = await s.page(BIZ, filter, after, limit);
+    const page = await s.page({ businessId: BIZ }, filter, after, limit);
     expect(page.docs.length).toBeLessThanOrEqual(limit);
     ids.push(...page.docs.map((o) => o._id.toHexString()));
     after = page.next;
@@ -152,7 +152,7 @@ describe("the transaction list", () => {
   });
 
   it("an order created while a client pages sorts before its cursor: later pages neither repeat nor skip", async () => {
-    const first = await s.page(BIZ, {}, null, 4);
+    const first = await s.page({ businessId: BIZ }, {}, null, 4);
     const newer = orderFixture({ createdAt: new Date() }, BIZ);
     await s.insert(newer);
     all.push(newer);
@@ -161,7 +161,7 @@ describe("the transaction list", () => {
     let after = first.next;
     const seen = first.docs.map((o) => o._id.toHexString());
     while (after) {
-      const page = await s.page(BIZ, {}, after, 4);
+      const page = await s.page({ businessId: BIZ }, {}, after, 4);
       seen.push(...page.docs.map((o) => o._id.toHexString()));
       after = page.next;
     }
@@ -178,7 +178,7 @@ describe("a page that would read too much", () => {
     // Only the oldest order is an ERROR: every leaf newer than it is passed over.
     const oldest = orderFixture({ createdAt: new Date(NOW - 4 * 365 * DAY), status: "ERROR" }, BIZ);
     await s.insert(oldest);
-    const first = await s.page(BIZ, { status: "ERROR" }, null, 20);
+    const first = await s.page({ businessId: BIZ }, { status: "ERROR" }, null, 20);
     expect(first.docs).toEqual([]);
     expect(first.next).not.toBeNull();
     const { ids, pages } = await walk(s, { status: "ERROR" }, 20);

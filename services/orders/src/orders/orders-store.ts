@@ -41,7 +41,8 @@ export interface OrdersStore {
   /** Inserts, or returns the order a concurrent retry with the same key stored first. */
   insertOnce(doc: OrderDoc): Promise<OrderDoc>;
   get(id: string | ObjectId): Promise<OrderDoc | null>;
-  getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
+  /** The order when it is the business's (any business's for null). */
+  getForBusiness(id: string, businessId: string | null): Promise<OrderDoc | null>;
   /**
    * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
    * descending), strictly after `after`, and where the next page starts. The list pages through this.
@@ -49,13 +50,13 @@ export interface OrdersStore {
    * many orders the filter leaves out stops early, with fewer orders and a `next` to go on from.
    */
   page(
-    businessId: string,
+    scope: ListScope,
     filter: TransactionFilter,
     after: ListPosition | null,
     limit: number,
   ): Promise<ListPage<OrderDoc>>;
-  /** Every one of the business's orders matching `filter`, in list order, a page at a time. */
-  scan(businessId: string, filter: TransactionFilter): OrderScan;
+  /** Orders created on this UTC day (YYYY-MM-DD), with the fields the overview counts. */
+  createdOn(scope: ListScope, day: string): Promise<OverviewFields[]>;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
@@ -66,17 +67,39 @@ export interface OrdersStore {
   startSweeper(): Stoppable;
 }
 
-/** An open read of many orders: each `take` returns up to `n` more, fewer only at the end. */
-export interface OrderScan {
-  take(n: number): Promise<OrderDoc[]>;
-  close(): Promise<void>;
+/** Fields a search matches exactly, each with an index of its own (see `init`). */
+export const SEARCH_FIELDS = [
+  "address",
+  "recipient",
+  "accountNumber",
+  "signature",
+  "userExternalId",
+] as const;
+export type SearchMatch =
+  | { field: "_id"; value: ObjectId }
+  | { field: (typeof SEARCH_FIELDS)[number]; value: string };
+
+/** Whose orders a list reads (null: every business's) and, for a search, the one field it matches. */
+export interface ListScope {
+  businessId: string | null;
+  match?: SearchMatch;
 }
 
-const SCAN_PAGE = 1_000;
+export type OverviewFields = Pick<OrderDoc, "status" | "currency" | "chain" | "fiatAmount" | "usdcAmount">;
+
+/** The UTC day an order was created on, kept on it so the overview reads a day by equality. */
+export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+function scoped(scope: ListScope): Filter<OrderDoc> {
+  const query: Filter<OrderDoc> = scope.businessId === null ? {} : { businessId: scope.businessId };
+  if (scope.match?.field === "_id") query._id = scope.match.value;
+  else if (scope.match) query[scope.match.field] = scope.match.value;
+  return query;
+}
 
 /** The filter's equalities; its time range is the list's own (`createTimeList`). */
-function listMatch(businessId: string, filter: TransactionFilter): Filter<OrderDoc> {
-  const query: Filter<OrderDoc> = { businessId };
+function listMatch(scope: ListScope, filter: TransactionFilter): Filter<OrderDoc> {
+  const query = scoped(scope);
   if (filter.type) query.transactionType = filter.type;
   if (filter.status) query.status = filter.status;
   if (filter.chain) query.chain = filter.chain;
@@ -89,13 +112,18 @@ const listRange = (filter: TransactionFilter) => ({
   to: filter.to ? new Date(filter.to) : undefined,
 });
 
-/** The list as one sorted query, read until every stored order has its list key (`backfillListKeys`). */
+/**
+ * The list as one sorted query: until every stored order has its list key (`backfillListKeys`), and
+ * for what the business's time list does not hold (a search's field, every business's orders). A
+ * search is one indexed equality; every business's list walks the `all_list` index on MongoDB and is
+ * sorted after reading on FerretDB.
+ */
 async function unkeyedPage(
   col: Collection<OrderDoc>,
-  ...[businessId, filter, after, limit]: Parameters<OrdersStore["page"]>
+  ...[scope, filter, after, limit]: Parameters<OrdersStore["page"]>
 ): Promise<ListPage<OrderDoc>> {
   const { from, to } = listRange(filter);
-  const query: Filter<OrderDoc> = listMatch(businessId, filter);
+  const query: Filter<OrderDoc> = listMatch(scope, filter);
   if (from || to) query.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) };
   if (after) query.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
   const docs = await col
@@ -119,12 +147,13 @@ export function createOrdersStore(deps: {
   const col = deps.db.collection<OrderDoc>("orders");
   const states = createStateStore<OrderDoc, OrderStatus>({ collection: col, stateField: "status", ...deps });
   const list = orderList(deps.db, deps.listBudget);
-  const page: OrdersStore["page"] = (businessId, filter, after, limit) =>
-    list.ready()
-      ? list.page(businessId, listMatch(businessId, filter), listRange(filter), after, limit)
-      : unkeyedPage(col, businessId, filter, after, limit);
+  const page: OrdersStore["page"] = (scope, filter, after, limit) =>
+    list.ready() && scope.businessId !== null && !scope.match
+      ? list.page(scope.businessId, listMatch(scope, filter), listRange(filter), after, limit)
+      : unkeyedPage(col, scope, filter, after, limit);
   // Every order is listed under its business; the marks go in before the order does.
-  const keyed = async (doc: OrderDoc) => (await list.keyed([doc]))[0] as OrderDoc;
+  const keyed = async (doc: OrderDoc) =>
+    (await list.keyed([{ ...doc, day: dayOf(doc.createdAt) }]))[0] as OrderDoc;
   const insert = async (doc: OrderDoc) => states.insert(await keyed(doc));
 
   const get = async (id: string | ObjectId) => {
@@ -144,6 +173,10 @@ export function createOrdersStore(deps: {
         { businessId: 1, createdAt: -1, _id: -1, transactionType: 1, status: 1, chain: 1, currency: 1 },
         { name: "business_list" },
       );
+      // Every business's list (the console's operators), and one index per searched field.
+      await col.createIndex({ createdAt: -1, _id: -1 }, { name: "all_list" });
+      for (const field of SEARCH_FIELDS) await col.createIndex({ [field]: 1 }, { name: `search_${field}` });
+      await col.createIndex({ day: 1, businessId: 1 }, { name: "overview_day" });
       await col.createIndex({ status: 1, expiresAt: 1 });
       await ensureKeyIndex(col);
       await list.init();
@@ -154,7 +187,7 @@ export function createOrdersStore(deps: {
     get,
     async getForBusiness(id, businessId) {
       const doc = await get(id);
-      return doc && doc.businessId === businessId ? doc : null;
+      return doc && (businessId === null || doc.businessId === businessId) ? doc : null;
     },
     async transition({ id, from, to, cause, set = {}, trace, extra = () => [] }) {
       const moved = await states.transition({
@@ -162,7 +195,12 @@ export function createOrdersStore(deps: {
         from,
         to,
         cause,
-        set: (current) => ({ ...set, sequence: current.sequence + 1 }),
+        // Read under the order's hold, so the history of times cannot lose a concurrent entry.
+        set: (current) => ({
+          ...set,
+          sequence: current.sequence + 1,
+          statusTimes: { ...current.statusTimes, [to]: new Date() },
+        }),
         events: (next) => [
           outboxEntry(
             Events.orderStatusChanged,
@@ -187,30 +225,13 @@ export function createOrdersStore(deps: {
       return moved;
     },
     page,
-    scan(businessId, filter) {
-      // The export walks the list a page at a time, so a chunk reads about a chunk's worth of orders.
-      // Pages at least SCAN_PAGE long read a busy minute's leaf once rather than once per chunk.
-      let after: ListPosition | null = null;
-      let done = false;
-      let held: OrderDoc[] = [];
-      return {
-        async take(n) {
-          while (held.length < n && !done) {
-            const got = await page(businessId, filter, after, Math.max(n, SCAN_PAGE));
-            held.push(...got.docs);
-            after = got.next;
-            done = got.next === null;
-          }
-          const docs = held.slice(0, n);
-          held = held.slice(n);
-          return docs;
-        },
-        close: async () => {
-          done = true;
-          held = [];
-        },
-      };
-    },
+    createdOn: (scope, day) =>
+      col
+        .find(
+          { ...scoped(scope), day },
+          { projection: { _id: 0, status: 1, currency: 1, chain: 1, fiatAmount: 1, usdcAmount: 1 } },
+        )
+        .toArray(),
     claimExit: (id, from, to, cause) => states.claimExit(id, from, to, cause),
     async dueForExpiry(now, limit) {
       const due = await col

@@ -9,7 +9,8 @@ import {
 } from "@ramp/contracts";
 import { type Logger, type Stoppable, serveRpc } from "@ramp/runtime";
 import { toDto } from "./order-doc.ts";
-import type { OrderScan, OrdersStore } from "./orders-store.ts";
+import type { OrdersStore } from "./orders-store.ts";
+import { type OrderScan, scopesOf, searchScan } from "./search-transactions.ts";
 
 export interface ExportOptions {
   /** An export nobody asked the next chunk of for this long is closed (its client went away). */
@@ -44,7 +45,7 @@ export function serveTransactionExports(
     return { data: docs.map(toDto), last: docs.length < chunk };
   };
 
-  const keepOpen = (scan: OrderScan, businessId: string): string => {
+  const keepOpen = (scan: OrderScan, businessId: string | null): string => {
     const id = randomBytes(16).toString("hex");
     const subject = instanceSubject(Rpc.transactionExportNext, id);
     let idle: NodeJS.Timeout | undefined;
@@ -98,9 +99,9 @@ export function serveTransactionExports(
     return subject;
   };
 
-  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter }, ctx) => {
+  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter, q }, ctx) => {
     if (open.size >= options.maxOpen) throw unavailable("Too many exports are running; try again shortly");
-    const scan = store.scan(businessId, filter);
+    const scan = searchScan(store, scopesOf(businessId, q), filter);
     try {
       const { data, last } = await read(scan);
       if (last) {
