@@ -49,8 +49,9 @@ export interface OrderDoc extends Keyed {
   /** Unpaid onramp orders are deleted after this instant. */
   expiresAt: Date | null;
   outbox: OutboxEntry[];
-  /** Its bucket in the business's transaction list (`createTimeList`); set by the store on insert. */
+  /** Its buckets in its business's and in every business's list (`orderLists`); set on insert. */
   listKey?: string;
+  allKey?: string;
 }
 
 /** A stored decimal string as the JSON number replies carry. */
