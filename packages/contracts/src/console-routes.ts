@@ -41,8 +41,19 @@ import {
   UpdateBusinessRequest,
   WebhookSecretDto,
 } from "./http/console-keys.ts";
+import {
+  ExceptionPage,
+  ExceptionParams,
+  ExceptionQuery,
+  FundParams,
+  RefundDto,
+  RefundRequest,
+  ResolveExceptionRequest,
+  TokenRefundRequest,
+} from "./http/money-ops.ts";
 import { RatesDto } from "./http/rates.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
+import { TransactionParams } from "./http/transactions.ts";
 import { WebhookTestResultDto } from "./http/webhooks.ts";
 
 /** Who may do what on the console, in one table: every console route names one of these. */
@@ -381,5 +392,53 @@ export const ConsoleRoutes = {
     params: CurrencyParams,
     ok: { status: 204 },
     errors: [400, 403],
+  },
+  consoleExceptionList: {
+    method: "get",
+    path: "/console/v1/exceptions",
+    summary: "The exceptions queue, newest first: what went wrong with money and waits for an operator",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsRead,
+    query: ExceptionQuery,
+    ok: { status: 200, schema: ExceptionPage },
+    errors: [400, 403],
+  },
+  consoleExceptionResolve: {
+    method: "post",
+    path: "/console/v1/exceptions/{id}/resolve",
+    summary: "Close an exception with a note (a paused webhook endpoint resumes)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: ExceptionParams,
+    body: ResolveExceptionRequest,
+    ok: { status: 204 },
+    errors: [400, 403, 404],
+  },
+  consoleFundRefund: {
+    method: "post",
+    path: "/console/v1/funds/{id}/refund",
+    summary:
+      "Refund a received fund that was not applied, exactly once: tokens to an address on the same chain, fiat to a bank account",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: FundParams,
+    body: RefundRequest,
+    ok: { status: 202, schema: RefundDto },
+    errors: [400, 403, 404, 409],
+  },
+  consoleTransactionRefund: {
+    method: "post",
+    path: "/console/v1/transactions/{id}/refund",
+    summary: "Refund an ERROR offramp's tokens, exactly once (the order stays ERROR)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: TransactionParams,
+    body: TokenRefundRequest,
+    ok: { status: 202, schema: RefundDto },
+    errors: [400, 403, 404, 409],
   },
 } as const satisfies Record<string, RouteDef>;

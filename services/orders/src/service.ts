@@ -3,6 +3,10 @@ import { bootService, callRpc, consume, createRateCache, createServiceClaims, se
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
+import { createExceptionsStore } from "./money/exceptions-store.ts";
+import { consumeRaisedExceptions } from "./money/raised-elsewhere.ts";
+import { createRefunds } from "./money/refunds.ts";
+import { serveMoneyOps } from "./money/serve-money-ops.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
 import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
@@ -28,7 +32,11 @@ export async function startOrders(config: OrdersConfig) {
     const payments = createPayments({ db, nc, js, claims, log, config });
     await payments.init();
     const funds = createReceivedFunds(db);
-    const lifecycle = createLifecycle({ nc, store, payments, funds, log });
+    const exceptions = createExceptionsStore({ db, js, log });
+    await exceptions.init();
+    const refunds = createRefunds({ db, js, nc, exceptions, getOrder: store.get, log });
+    await refunds.init();
+    const lifecycle = createLifecycle({ nc, store, payments, funds, exceptions, refunds, log });
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
     const createDeps = { nc, rates, store, quotes, config };
@@ -87,7 +95,11 @@ export async function startOrders(config: OrdersConfig) {
         log,
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),
+      ...serveMoneyOps({ nc, exceptions, refunds, log, queue: QUEUE }),
+      ...(await consumeRaisedExceptions(nc, exceptions, log)),
       store.startSweeper(),
+      exceptions.startSweeper(),
+      refunds.startSweeper(),
       startExpirySweeper({ nc, store, payments, log, intervalMs: config.EXPIRY_SWEEP_MS }),
       payments.startSweeper(),
     ];

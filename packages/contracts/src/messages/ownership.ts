@@ -44,6 +44,9 @@ export const Consumers = {
   chainWatcherTransfers: consumer(Commands.chainTransfer, "chain-watcher-transfers"),
   webhookOrders: consumer(Events.orderStatusChanged, "webhook-dispatcher-orders"),
   webhookPayments: consumer(Events.paymentSettled, "webhook-dispatcher-payments"),
+  ordersWebhookExceptions: consumer(Events.webhookExceptions, "orders-webhook-exceptions"),
+  ordersChainExceptions: consumer(Events.chainExceptions, "orders-chain-exceptions"),
+  webhookExceptionResolved: consumer(Events.exceptionResolved, "webhook-dispatcher-exception-resolved"),
 } as const;
 
 /** What one service does on NATS. The server's permissions for the service are derived from this alone. */
@@ -104,6 +107,9 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Rpc.webhookDeliveries,
       Rpc.webhookRedeliver,
       Rpc.webhookDeliveryPage,
+      Rpc.exceptionList,
+      Rpc.exceptionResolve,
+      Rpc.fundRefund,
     ],
     publishes: [],
     consumes: [],
@@ -158,6 +164,9 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Rpc.paymentCreate,
       Rpc.paymentGet,
       Rpc.sandboxDeposit,
+      Rpc.exceptionList,
+      Rpc.exceptionResolve,
+      Rpc.fundRefund,
     ],
     calls: [
       Rpc.kycVerify,
@@ -176,12 +185,15 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Events.paymentSettled,
       Commands.chainTransfer,
       Commands.bankingPayout,
+      Events.exceptionResolved,
     ],
     consumes: [
       Consumers.ordersFiatDeposits,
       Consumers.ordersChainDeposits,
       Consumers.ordersPayoutResults,
       Consumers.ordersTransferResults,
+      Consumers.ordersWebhookExceptions,
+      Consumers.ordersChainExceptions,
     ],
     buckets: [HoldBuckets.orders.bucket],
     follows: [ChangeFeeds.pricing],
@@ -190,7 +202,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
   "chain-watcher": {
     serves: [Rpc.addressAllocate, Rpc.tokenInfo, Rpc.sandboxChainDeposit],
     calls: [],
-    publishes: [Events.depositObserved, Events.transferResult],
+    publishes: [Events.depositObserved, Events.transferResult, Events.chainExceptions],
     consumes: [Consumers.chainWatcherTransfers],
     buckets: [LeaseBuckets.chainWatcher.bucket, HoldBuckets.chainWatcher.bucket],
     follows: [],
@@ -207,8 +219,8 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Rpc.webhookDeliveryPage,
     ],
     calls: [],
-    publishes: [],
-    consumes: [Consumers.webhookOrders, Consumers.webhookPayments],
+    publishes: [Events.webhookExceptions],
+    consumes: [Consumers.webhookOrders, Consumers.webhookPayments, Consumers.webhookExceptionResolved],
     buckets: [ChangeFeeds.webhooks.bucket, WebhookWork.lanesBucket],
     follows: [],
     workQueues: [

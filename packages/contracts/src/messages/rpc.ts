@@ -9,6 +9,15 @@ import {
   ROTATION_OVERLAP_MAX_HOURS,
   RotatedSecretDto,
 } from "../http/console-keys.ts";
+import {
+  ExceptionDto,
+  ExceptionKind,
+  ExceptionPage,
+  ExceptionStatus,
+  FiatRefundRequest,
+  RefundDto,
+  TokenRefundRequest,
+} from "../http/money-ops.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
@@ -192,6 +201,38 @@ export const Rpc = {
     "ramp.orders.transaction.export.next.*",
     z.object({ stop: z.boolean().optional() }),
     TransactionChunk,
+  ),
+  /** The exceptions queue (orders keeps it), newest first; businessId narrows it to one business. */
+  exceptionList: rpc(
+    "ramp.orders.exceptions.list",
+    z.object({
+      kind: ExceptionKind.optional(),
+      status: ExceptionStatus.optional(),
+      businessId: z.string().optional(),
+      limit: z.number().int().min(1).max(100),
+      cursor: z.string().optional(),
+    }),
+    ExceptionPage,
+  ),
+  /** Closes an exception with the operator's note; resolving a resolved one changes nothing. */
+  exceptionResolve: rpc(
+    "ramp.orders.exceptions.resolve",
+    z.object({ id: z.string(), note: z.string(), by: z.string() }),
+    z.object({ exception: ExceptionDto, changed: z.boolean() }),
+  ),
+  /**
+   * Refunds a received fund that was not applied (or, with `orderId`, the applied deposit of an ERROR
+   * offramp), once: every repeat answers the same refund.
+   */
+  fundRefund: rpc(
+    "ramp.orders.funds.refund",
+    z.object({
+      fundId: z.string().optional(),
+      orderId: z.string().optional(),
+      destination: z.union([TokenRefundRequest, FiatRefundRequest]),
+      by: z.string(),
+    }),
+    z.object({ refund: RefundDto, created: z.boolean() }),
   ),
   quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteOrder }), QuoteDto),
   paymentCreate: rpc(
