@@ -17,7 +17,9 @@ const PASSWORD = "a long enough password";
 const REFUND_TO = "0x00000000000000000000000000000000000a11ce";
 
 beforeAll(async () => {
-  stack = await startStack({ serviceEnv: { "chain-watcher": sandboxChainEnv } });
+  stack = await startStack({
+    serviceEnv: { "chain-watcher": sandboxChainEnv, banking: { PAYOUT_RETRY_BASE_MS: "50" } },
+  });
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("Refunds Co");
   nc = await stack.connectAs("orders");
@@ -65,6 +67,10 @@ async function exceptionById(id: string): Promise<ExceptionDto | undefined> {
   const res = await console_("GET", "/exceptions?limit=100");
   return (res.body.data as ExceptionDto[]).find((e) => e.id === id);
 }
+
+/** A refund's result closes its exception just after it marks the fund refunded. */
+const closed = (id: string) =>
+  eventually(async () => ((await exceptionById(id))?.status === "resolved" ? true : undefined), 10_000);
 
 async function offramp(accountNumber: string) {
   const res = await stack.client(biz.apiKey).post("/pub/v2/offramp", {
@@ -125,7 +131,7 @@ describe("refundable funds", () => {
     }, 30_000);
     expect(refunded.refund?.txHash).toBeTruthy();
     expect(await transfersTo(`refund:${fundId}`)).toBe(1);
-    expect(await exceptionById(exception.id)).toMatchObject({ status: "resolved" });
+    await closed(exception.id);
 
     // A repeat after it was sent answers the same refund; another destination is refused.
     const again = await console_("POST", `/funds/${fundId}/refund`, { toAddress: REFUND_TO });
@@ -177,7 +183,7 @@ describe("refundable funds", () => {
       async () => ((await funds.findOne({ _id: fundId }))?.outcome === "refunded" ? true : undefined),
       30_000,
     );
-    expect(await exceptionById(exception.id)).toMatchObject({ status: "resolved" });
+    await closed(exception.id);
   });
 
   it("an ERROR offramp's tokens are refunded once, the order stays ERROR and its payout-failed exception closes", async () => {
@@ -218,6 +224,33 @@ describe("refundable funds", () => {
     expect((await console_("POST", `/transactions/${done.id}/refund`, { toAddress: REFUND_TO })).status).toBe(
       409,
     );
+  });
+});
+
+describe("payouts when the rail fails", () => {
+  const paid = async (accountNumber: string) => {
+    const order = await offramp(accountNumber);
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: order.address,
+      mint: BASE_USDC,
+      amount: "10",
+    });
+    return { id: order.id, status: await finalStatus(order.id) };
+  };
+
+  it("a rail answering 503 twice is asked again and the order completes, paid once", async () => {
+    const order = await paid("7770000001");
+    expect(order.status).toBe("COMPLETED");
+    const payouts = (await stack.db("banking")).collection("payouts");
+    expect(await payouts.findOne({ _id: order.id } as never)).toMatchObject({ status: "COMPLETED" });
+  });
+
+  it("a rail that stays down: after the last retry the order is ERROR and a payout-failed exception opens", async () => {
+    const order = await paid("7760000001");
+    expect(order.status).toBe("ERROR");
+    const exception = await openException("payout-failed", order.id);
+    expect(exception.detail).toMatch(/Bank rail unavailable after 4 attempts/);
   });
 });
 

@@ -23,7 +23,12 @@ export async function startBanking(config: BankingConfig) {
     });
     const virtualAccounts = createVirtualAccounts({ db, rail, js, claims, log });
     await virtualAccounts.init();
-    const payouts = createPayouts({ db, rail, js, claims, log });
+    const retry = {
+      attempts: config.PAYOUT_ATTEMPTS,
+      baseDelayMs: config.PAYOUT_RETRY_BASE_MS,
+      timeoutMs: config.PAYOUT_TIMEOUT_MS,
+    };
+    const payouts = createPayouts({ db, rail, js, claims, log, retry });
     const kyc = createKyc({ db, provider: identity, pepper: kycPepper(config) });
     const accountsDeps = {
       store,

@@ -11,6 +11,7 @@ import {
 } from "@ramp/runtime";
 import type { Db } from "mongodb";
 import type { BankRail } from "../rails/bank-rail.ts";
+import { payWithRetries, type RetryPolicy } from "./rail-retries.ts";
 
 type PayoutStatus = "PENDING" | "COMPLETED" | "FAILED";
 
@@ -40,6 +41,7 @@ export function createPayouts(deps: {
   js: JetStreamClient;
   claims: Claims;
   log: Logger;
+  retry: RetryPolicy;
 }): Payouts {
   const col = deps.db.collection<PayoutDoc>("payouts");
   const states = createStateStore<PayoutDoc, PayoutStatus>({
@@ -64,7 +66,9 @@ export function createPayouts(deps: {
         await states.flush(orderId);
         return;
       }
-      const result = await deps.rail.payout(command);
+      const result = await payWithRetries(deps.rail, command, deps.retry, undefined, (attempt, err) =>
+        deps.log.warn({ orderId, attempt, err: err.message }, "bank rail failed; asking again"),
+      );
       await states.transition({
         id: orderId,
         from: "PENDING",
