@@ -20,6 +20,7 @@ export * from "./periodic.ts";
 export * from "./rate-cache.ts";
 export * from "./reconnect-aware-request.ts";
 export * from "./rpc.ts";
+export * from "./secret-box.ts";
 export * from "./service.ts";
 export * from "./state-store.ts";
 export * from "./trace.ts";

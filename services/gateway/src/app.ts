@@ -36,6 +36,7 @@ import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consoleMoneyRoutes } from "./routes/console-money.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { consoleRateRoutes } from "./routes/console-rates.ts";
+import { consoleTransactionRoutes } from "./routes/console-transactions.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
@@ -145,6 +146,7 @@ export function createApp(deps: AppDeps) {
   consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
   consoleRateRoutes(register, deps.nc);
   consoleMoneyRoutes(register, deps.nc);
+  consoleTransactionRoutes(register, deps.nc, deps.now ?? Date.now);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

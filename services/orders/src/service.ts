@@ -13,8 +13,10 @@ import { createLifecycle } from "./orders/lifecycle.ts";
 import { listTransactions } from "./orders/list-transactions.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
+import { transactionOverview } from "./orders/overview.ts";
 import { createReceivedFunds } from "./orders/received-funds.ts";
 import { serveTransactionExports } from "./orders/transaction-export.ts";
+import { transactionTimeline } from "./orders/transaction-timeline.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
 import { createQuote } from "./quotes/locked-quotes.ts";
 import { createQuoteStore } from "./quotes/quote-store.ts";
@@ -36,6 +38,7 @@ export async function startOrders(config: OrdersConfig) {
     await exceptions.init();
     const refunds = createRefunds({ db, js, nc, exceptions, getOrder: store.get, log });
     await refunds.init();
+    await funds.init();
     const lifecycle = createLifecycle({ nc, store, payments, funds, exceptions, refunds, log });
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
@@ -59,6 +62,8 @@ export async function startOrders(config: OrdersConfig) {
         return toDto(order);
       }),
       serveRpc(nc, Rpc.transactionList, QUEUE, log, (req) => listTransactions(store, req)),
+      serveRpc(nc, Rpc.transactionTimeline, QUEUE, log, (req) => transactionTimeline(store, funds, req)),
+      serveRpc(nc, Rpc.transactionOverview, QUEUE, log, (req) => transactionOverview(store, req)),
       serveTransactionExports({ nc, store, log, queue: QUEUE }),
       serveRpc(nc, Rpc.quoteCreate, QUEUE, log, async ({ businessId, body }, ctx) => {
         const quote = await createQuote(createDeps, businessId, body, ctx.trace);

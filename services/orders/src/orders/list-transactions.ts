@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { decodeCursor, encodeCursor } from "./list-cursor.ts";
 import { toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
+import { scopesOf, searchPage } from "./search-transactions.ts";
 
 /**
  * One page of the business's orders after the cursor. One more than asked is read so the last page is
@@ -13,7 +14,8 @@ export async function listTransactions(
   req: z.infer<typeof Rpc.transactionList.request>,
 ): Promise<TransactionPage> {
   const after = req.cursor ? decodeCursor(req.cursor) : null;
-  const docs = await store.page(req.businessId, req.filter, after, req.limit + 1);
+  const scopes = scopesOf(req.businessId, req.q);
+  const docs = await searchPage(store, scopes, req.filter, after, req.limit + 1);
   const page = docs.slice(0, req.limit);
   const last = page.at(-1);
   return {

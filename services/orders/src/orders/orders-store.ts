@@ -38,19 +38,22 @@ export interface OrdersStore {
   /** Inserts, or returns the order a concurrent retry with the same key stored first. */
   insertOnce(doc: OrderDoc): Promise<OrderDoc>;
   get(id: string | ObjectId): Promise<OrderDoc | null>;
-  getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
+  /** The order when it is the business's (any business's for null). */
+  getForBusiness(id: string, businessId: string | null): Promise<OrderDoc | null>;
   /**
    * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
    * descending), strictly after `after`. The list pages through this.
    */
   page(
-    businessId: string,
+    scope: ListScope,
     filter: TransactionFilter,
     after: ListPosition | null,
     limit: number,
   ): Promise<OrderDoc[]>;
   /** Every one of the business's orders matching `filter`, in list order, through one cursor. */
-  scan(businessId: string, filter: TransactionFilter, batchSize: number): OrderScan;
+  scan(scope: ListScope, filter: TransactionFilter, batchSize: number): OrderScan;
+  /** Orders created on these UTC days (YYYY-MM-DD), with the fields the overview counts. */
+  createdOn(scope: ListScope, day: string): Promise<OverviewFields[]>;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
@@ -69,8 +72,38 @@ export interface OrderScan {
 
 const LIST_ORDER = { createdAt: -1, _id: -1 } as const;
 
-function listQuery(businessId: string, filter: TransactionFilter): Filter<OrderDoc> {
-  const query: Filter<OrderDoc> = { businessId };
+/** Fields a search matches exactly, each with an index of its own (see `init`). */
+export const SEARCH_FIELDS = [
+  "address",
+  "recipient",
+  "accountNumber",
+  "signature",
+  "userExternalId",
+] as const;
+export type SearchMatch =
+  | { field: "_id"; value: ObjectId }
+  | { field: (typeof SEARCH_FIELDS)[number]; value: string };
+
+/** Whose orders a list reads (null: every business's) and, for a search, the one field it matches. */
+export interface ListScope {
+  businessId: string | null;
+  match?: SearchMatch;
+}
+
+export type OverviewFields = Pick<OrderDoc, "status" | "currency" | "chain" | "fiatAmount" | "usdcAmount">;
+
+/** The UTC day an order was created on, kept on it so the overview reads a day by equality. */
+export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+function scoped(scope: ListScope): Filter<OrderDoc> {
+  const query: Filter<OrderDoc> = scope.businessId === null ? {} : { businessId: scope.businessId };
+  if (scope.match?.field === "_id") query._id = scope.match.value;
+  else if (scope.match) query[scope.match.field] = scope.match.value;
+  return query;
+}
+
+function listQuery(scope: ListScope, filter: TransactionFilter): Filter<OrderDoc> {
+  const query = scoped(scope);
   if (filter.type) query.transactionType = filter.type;
   if (filter.status) query.status = filter.status;
   if (filter.chain) query.chain = filter.chain;
@@ -82,6 +115,8 @@ function listQuery(businessId: string, filter: TransactionFilter): Filter<OrderD
     };
   return query;
 }
+
+const withDay = (doc: OrderDoc): OrderDoc => ({ ...doc, day: dayOf(doc.createdAt) });
 
 export function createOrdersStore(deps: {
   db: Db;
@@ -108,16 +143,20 @@ export function createOrdersStore(deps: {
         { businessId: 1, createdAt: -1, _id: -1, transactionType: 1, status: 1, chain: 1, currency: 1 },
         { name: "business_list" },
       );
+      // Every business's list (the console's operators), and one index per searched field.
+      await col.createIndex({ createdAt: -1, _id: -1 }, { name: "all_list" });
+      for (const field of SEARCH_FIELDS) await col.createIndex({ [field]: 1 }, { name: `search_${field}` });
+      await col.createIndex({ day: 1, businessId: 1 }, { name: "overview_day" });
       await col.createIndex({ status: 1, expiresAt: 1 });
       await ensureKeyIndex(col);
     },
-    insert: (doc) => states.insert(doc),
+    insert: (doc) => states.insert(withDay(doc)),
     findByKey: (key) => findByKey(col, key),
-    insertOnce: (doc) => insertOnce(col, doc, states.insert),
+    insertOnce: (doc) => insertOnce(col, withDay(doc), states.insert),
     get,
     async getForBusiness(id, businessId) {
       const doc = await get(id);
-      return doc && doc.businessId === businessId ? doc : null;
+      return doc && (businessId === null || doc.businessId === businessId) ? doc : null;
     },
     async transition({ id, from, to, cause, set = {}, trace, extra = () => [] }) {
       const moved = await states.transition({
@@ -125,7 +164,12 @@ export function createOrdersStore(deps: {
         from,
         to,
         cause,
-        set: (current) => ({ ...set, sequence: current.sequence + 1 }),
+        // Read under the order's hold, so the history of times cannot lose a concurrent entry.
+        set: (current) => ({
+          ...set,
+          sequence: current.sequence + 1,
+          statusTimes: { ...current.statusTimes, [to]: new Date() },
+        }),
         events: (next) => [
           outboxEntry(
             Events.orderStatusChanged,
@@ -149,8 +193,8 @@ export function createOrdersStore(deps: {
         );
       return moved;
     },
-    async page(businessId, filter, after, limit) {
-      const query = listQuery(businessId, filter);
+    async page(scope, filter, after, limit) {
+      const query = listQuery(scope, filter);
       if (after)
         query.$or = [
           { createdAt: { $lt: after.createdAt } },
@@ -158,8 +202,8 @@ export function createOrdersStore(deps: {
         ];
       return col.find(query).sort(LIST_ORDER).limit(limit).toArray();
     },
-    scan(businessId, filter, batchSize) {
-      const cursor = col.find(listQuery(businessId, filter)).sort(LIST_ORDER).batchSize(batchSize);
+    scan(scope, filter, batchSize) {
+      const cursor = col.find(listQuery(scope, filter)).sort(LIST_ORDER).batchSize(batchSize);
       return {
         async take(n) {
           const docs: OrderDoc[] = [];
@@ -173,6 +217,13 @@ export function createOrdersStore(deps: {
         close: () => cursor.close(),
       };
     },
+    createdOn: (scope, day) =>
+      col
+        .find(
+          { ...scoped(scope), day },
+          { projection: { _id: 0, status: 1, currency: 1, chain: 1, fiatAmount: 1, usdcAmount: 1 } },
+        )
+        .toArray(),
     claimExit: (id, from, to, cause) => states.claimExit(id, from, to, cause),
     async dueForExpiry(now, limit) {
       const due = await col

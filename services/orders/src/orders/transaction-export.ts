@@ -10,6 +10,7 @@ import {
 import { type Logger, type Stoppable, serveRpc } from "@ramp/runtime";
 import { toDto } from "./order-doc.ts";
 import type { OrderScan, OrdersStore } from "./orders-store.ts";
+import { scopesOf, searchScan } from "./search-transactions.ts";
 
 export interface ExportOptions {
   /** An export nobody asked the next chunk of for this long is closed (its client went away). */
@@ -45,7 +46,7 @@ export function serveTransactionExports(
     return { data: docs.map(toDto), last: docs.length < chunk };
   };
 
-  const keepOpen = (scan: OrderScan, businessId: string): string => {
+  const keepOpen = (scan: OrderScan, businessId: string | null): string => {
     const id = randomBytes(16).toString("hex");
     const subject = instanceSubject(Rpc.transactionExportNext, id);
     let idle: NodeJS.Timeout | undefined;
@@ -99,9 +100,9 @@ export function serveTransactionExports(
     return subject;
   };
 
-  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter }, ctx) => {
+  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter, q }, ctx) => {
     if (open.size >= options.maxOpen) throw unavailable("Too many exports are running; try again shortly");
-    const scan = store.scan(businessId, filter, chunk);
+    const scan = searchScan(store, scopesOf(businessId, q), filter, chunk);
     try {
       const { data, last } = await read(scan);
       if (last) {
