@@ -18,7 +18,11 @@ const REFUND_TO = "0x00000000000000000000000000000000000a11ce";
 
 beforeAll(async () => {
   stack = await startStack({
-    serviceEnv: { "chain-watcher": sandboxChainEnv, banking: { PAYOUT_RETRY_BASE_MS: "50" } },
+    serviceEnv: {
+      "chain-watcher": sandboxChainEnv,
+      banking: { PAYOUT_RETRY_BASE_MS: "50" },
+      orders: { STUCK_AFTER_SECONDS: "2", STUCK_SWEEP_MS: "300" },
+    },
   });
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("Refunds Co");
@@ -281,5 +285,31 @@ describe("the exceptions queue", () => {
       `exception:${exception.id}`,
       `exception:${exception.id}`,
     ]);
+  });
+});
+
+describe("stuck orders", () => {
+  it("an onramp waiting on a delivery past STUCK_AFTER_SECONDS opens `stuck`; it clears once the order moves on", async () => {
+    const created = await stack.client(biz.apiKey).post("/pub/v2/onramp", {
+      currency: "NGN",
+      chain: "ETHEREUM",
+      mint: ETH_USDC,
+      recipient: EVM_RECIPIENT,
+      amount: 4,
+    });
+    const id = created.body.id as string;
+    // The delivery cannot happen while chain-watcher is down: the order waits in PROCESSING.
+    await stack.stop("chain-watcher");
+    try {
+      await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id });
+      const exception = await openException("stuck", id);
+      expect(exception.detail).toMatch(/^ON_RAMP in PROCESSING for \d+ min, waiting on the token delivery$/);
+      await stack.start("chain-watcher");
+      expect(await finalStatus(id)).toBe("COMPLETED");
+      await closed(exception.id);
+      expect((await exceptionById(exception.id))?.note).toBe("the order moved on to COMPLETED");
+    } finally {
+      await stack.start("chain-watcher");
+    }
   });
 });

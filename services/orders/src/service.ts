@@ -7,6 +7,7 @@ import { createExceptionsStore } from "./money/exceptions-store.ts";
 import { consumeRaisedExceptions } from "./money/raised-elsewhere.ts";
 import { createRefunds } from "./money/refunds.ts";
 import { serveMoneyOps } from "./money/serve-money-ops.ts";
+import { startStuckSweeper } from "./money/stuck.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
 import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
@@ -40,6 +41,14 @@ export async function startOrders(config: OrdersConfig) {
     await refunds.init();
     await funds.init();
     const lifecycle = createLifecycle({ nc, store, payments, funds, exceptions, refunds, log });
+    const stuck = startStuckSweeper({
+      db,
+      exceptions,
+      log,
+      afterMs: config.STUCK_AFTER_SECONDS * 1000,
+      intervalMs: config.STUCK_SWEEP_MS,
+    });
+    await stuck.init();
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
     const createDeps = { nc, rates, store, quotes, config };
@@ -105,6 +114,7 @@ export async function startOrders(config: OrdersConfig) {
       store.startSweeper(),
       exceptions.startSweeper(),
       refunds.startSweeper(),
+      stuck,
       startExpirySweeper({ nc, store, payments, log, intervalMs: config.EXPIRY_SWEEP_MS }),
       payments.startSweeper(),
     ];
