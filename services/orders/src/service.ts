@@ -5,6 +5,7 @@ import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
 import { createExceptionsStore } from "./money/exceptions-store.ts";
 import { consumeRaisedExceptions } from "./money/raised-elsewhere.ts";
+import { createReconciliation } from "./money/reconciliation.ts";
 import { createRefunds } from "./money/refunds.ts";
 import { serveMoneyOps } from "./money/serve-money-ops.ts";
 import { startStuckSweeper } from "./money/stuck.ts";
@@ -49,6 +50,8 @@ export async function startOrders(config: OrdersConfig) {
       intervalMs: config.STUCK_SWEEP_MS,
     });
     await stuck.init();
+    const reconciliation = createReconciliation({ db, nc });
+    await reconciliation.init();
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
     const createDeps = { nc, rates, store, quotes, config };
@@ -109,7 +112,7 @@ export async function startOrders(config: OrdersConfig) {
         log,
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),
-      ...serveMoneyOps({ nc, exceptions, refunds, log, queue: QUEUE }),
+      ...serveMoneyOps({ nc, exceptions, refunds, reconciliation, log, queue: QUEUE }),
       ...(await consumeRaisedExceptions(nc, exceptions, log)),
       store.startSweeper(),
       exceptions.startSweeper(),

@@ -97,3 +97,62 @@ export const RefundDto = z.object({
   requestedAt: z.string(),
 });
 export type RefundDto = z.infer<typeof RefundDto>;
+
+/** A UTC calendar day. */
+export const DayString = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "date must be YYYY-MM-DD")
+  .refine(
+    (d) =>
+      !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    {
+      message: "date is not a calendar day",
+    },
+  );
+export const ReconciliationQuery = z.strictObject({ date: DayString });
+
+/**
+ * One currency and chain's day: orders completed that day and what moved for them (fiat in from
+ * onramp payers, out to offramp payees; tokens in from offramp senders, out to onramp recipients),
+ * the fees they earned, and the refunds sent that day (a token refund has no currency, a fiat one no chain).
+ */
+export const ReconciliationRow = z.object({
+  currency: Currency.nullable(),
+  chain: Chain.nullable(),
+  ordersCompleted: z.number().int(),
+  fiatIn: DecimalString,
+  fiatOut: DecimalString,
+  tokensIn: DecimalString,
+  tokensOut: DecimalString,
+  feesEarned: DecimalString,
+  refunds: z.number().int(),
+  fiatRefunded: DecimalString,
+  tokensRefunded: DecimalString,
+});
+export type ReconciliationRow = z.infer<typeof ReconciliationRow>;
+
+export const MISMATCH_KINDS = [
+  /** A completed offramp without an applied deposit. */
+  "offramp-without-deposit",
+  /** A payout the rail made for no order (or refund) orders knows. */
+  "payout-without-order",
+  /** An onramp completed without a confirmed transfer. */
+  "onramp-without-transfer",
+  /** A received fund neither applied, refunded, nor open in the exceptions queue. */
+  "fund-unaccounted",
+] as const;
+export const MismatchKind = z.enum(MISMATCH_KINDS);
+export const ReconciliationMismatch = z.object({
+  kind: MismatchKind,
+  /** The order, payout or fund it is about. */
+  ref: z.string(),
+  detail: z.string(),
+});
+export type ReconciliationMismatch = z.infer<typeof ReconciliationMismatch>;
+
+export const ReconciliationDto = z.object({
+  date: z.string(),
+  rows: z.array(ReconciliationRow),
+  mismatches: z.array(ReconciliationMismatch),
+});
+export type ReconciliationDto = z.infer<typeof ReconciliationDto>;

@@ -16,6 +16,7 @@ import {
   ExceptionPage,
   ExceptionStatus,
   FiatRefundRequest,
+  ReconciliationDto,
   RefundDto,
   TokenRefundRequest,
 } from "../http/money-ops.ts";
@@ -238,6 +239,8 @@ export const Rpc = {
     }),
     z.object({ refund: RefundDto, created: z.boolean() }),
   ),
+  /** The day's books from orders' side, checked against banking's payouts and chain-watcher's transfers. */
+  reconciliation: rpc("ramp.orders.reconciliation", z.object({ date: z.string() }), ReconciliationDto),
   /** An order with what orders knows of its history: statuses, deposits, the payout or delivery. */
   transactionTimeline: rpc(
     "ramp.orders.transaction.timeline",
@@ -269,7 +272,36 @@ export const Rpc = {
     z.object({ reference: z.string() }),
   ),
 
+  /** The payouts banking created in [from, to), one page after `cursor` (a payout id). */
+  payoutsOfDay: rpc(
+    "ramp.banking.payouts.day",
+    z.object({
+      from: z.string(),
+      to: z.string(),
+      cursor: z.string().optional(),
+      limit: z.number().int().max(1000),
+    }),
+    z.object({
+      data: z.array(
+        z.object({
+          id: z.string(),
+          status: z.string(),
+          reference: z.string().nullable(),
+          currency: Currency,
+          fiatAmount: DecimalString,
+        }),
+      ),
+      nextCursor: z.string(),
+    }),
+  ),
+
   // chain-watcher
+  /** What became of outbound transfers by request id; an id chain-watcher never got is left out. */
+  transfersStatus: rpc(
+    "ramp.chain.transfers.status",
+    z.object({ requestIds: z.array(z.string()).max(1000) }),
+    z.array(z.object({ requestId: z.string(), status: z.string(), signature: z.string().nullable() })),
+  ),
   addressAllocate: rpc(
     "ramp.chain.address.allocate",
     z.object({ chain: Chain, purpose: AddressPurpose, ref: z.string(), mints: z.array(z.string()) }),

@@ -92,3 +92,29 @@ export function createPayouts(deps: {
     startSweeper: () => states.startSweeper(),
   };
 }
+
+/** The payouts created in [from, to), by id, one page after `cursor`: what reconciliation checks. */
+export function payoutsOfDay(db: Db) {
+  const col = db.collection<PayoutDoc>("payouts");
+  return {
+    init: () => col.createIndex({ createdAt: 1, _id: 1 }, { name: "payouts_by_day" }),
+    async page(req: { from: string; to: string; cursor?: string | undefined; limit: number }) {
+      const docs = await col
+        .find({
+          createdAt: { $gte: new Date(req.from), $lt: new Date(req.to) },
+          ...(req.cursor ? { _id: { $gt: req.cursor } } : {}),
+        })
+        .sort({ _id: 1 })
+        .limit(req.limit)
+        .toArray();
+      const data = docs.map((d) => ({
+        id: d._id,
+        status: d.status,
+        reference: d.reference,
+        currency: d.command.currency,
+        fiatAmount: d.command.fiatAmount,
+      }));
+      return { data, nextCursor: docs.length === req.limit ? (docs[docs.length - 1]?._id ?? "") : "" };
+    },
+  };
+}

@@ -50,6 +50,8 @@ export interface RefundDoc {
   txHash: string | null;
   railReference: string | null;
   reason: string | null;
+  /** When its transfer or payout was confirmed: the day reconciliation counts it in. */
+  sentAt?: Date;
   requestedBy: string;
   requestedAt: Date;
   outbox: OutboxEntry[];
@@ -165,8 +167,8 @@ export function createRefunds(deps: RefundsDeps) {
 
   return {
     async init() {
-      // Pending refunds are the work a result must find; served by the _id the result names.
-      await refunds.createIndex({ state: 1, requestedAt: 1 });
+      // A result finds its refund by _id; reconciliation reads a day's sent refunds.
+      await refunds.createIndex({ state: 1, sentAt: 1 }, { name: "refunds_sent" });
     },
 
     async request(
@@ -230,6 +232,7 @@ export function createRefunds(deps: RefundsDeps) {
             txHash: result.txHash ?? null,
             railReference: result.railReference ?? null,
             reason: result.reason,
+            ...(result.ok ? { sentAt: new Date() } : {}),
           },
         },
       );
