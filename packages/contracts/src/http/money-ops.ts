@@ -99,8 +99,7 @@ export const RefundDto = z.object({
 export type RefundDto = z.infer<typeof RefundDto>;
 
 /** A UTC calendar day. */
-export const DayString = z
-  .string()
+export const DayString = boundedString(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, "date must be YYYY-MM-DD")
   .refine(
     (d) =>
