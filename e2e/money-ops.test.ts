@@ -1,7 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { CSRF_HEADER, type ExceptionDto, type RefundDto, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { type ExceptionDto, type RefundDto, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInOperator } from "./support/console-operator.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
@@ -12,8 +13,7 @@ import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/t
 let stack: Stack;
 let biz: { apiKey: string };
 let nc: NatsConnection;
-let session: { cookie: string; csrf: string };
-const PASSWORD = "a long enough password";
+let session: Record<string, string>;
 const REFUND_TO = "0x00000000000000000000000000000000000a11ce";
 
 beforeAll(async () => {
@@ -27,19 +27,7 @@ beforeAll(async () => {
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("Refunds Co");
   nc = await stack.connectAs("orders");
-  const op = await stack.admin("POST", "/operators", {
-    email: "ops@ops.example",
-    password: PASSWORD,
-    role: "operator",
-  });
-  expect(op.status).toBe(201);
-  const res = await fetch(`${stack.url}/console/v1/session`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "ops@ops.example", password: PASSWORD }),
-  });
-  const cookie = res.headers.get("set-cookie")?.match(new RegExp(`${SESSION_COOKIE}=([^;]*)`))?.[1] ?? "";
-  session = { cookie, csrf: ((await res.json()) as { csrfToken: string }).csrfToken };
+  session = await signedInOperator(stack.url);
 });
 afterAll(async () => {
   await nc?.close();
@@ -49,7 +37,7 @@ afterAll(async () => {
 const console_ = (method: string, path: string, body?: unknown) =>
   stack.request(method, `/console/v1${path}`, {
     body,
-    headers: { cookie: `${SESSION_COOKIE}=${session.cookie}`, [CSRF_HEADER]: session.csrf },
+    headers: session,
   });
 
 async function finalStatus(id: string): Promise<string> {

@@ -1,8 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { CSRF_HEADER, type ExceptionDto, type ReconciliationDto, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { type ExceptionDto, type ReconciliationDto, Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInOperator } from "./support/console-operator.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
@@ -13,8 +14,7 @@ import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/t
 let stack: Stack;
 let biz: { apiKey: string };
 let nc: NatsConnection;
-let ops: { cookie: string; csrf: string };
-const PASSWORD = "a long enough password";
+let ops: Record<string, string>;
 /** Everything of the test is moved onto this day, so the books do not depend on when it runs. */
 const DAY = "2026-03-14";
 const NOON = new Date(`${DAY}T12:00:00Z`);
@@ -24,15 +24,7 @@ beforeAll(async () => {
   await stack.setRate("NGN", 1650, 1600);
   biz = await stack.createBusiness("Books Co");
   nc = await stack.connectAs("orders");
-  const op = { email: "ops@ops.example", password: PASSWORD, role: "operator" };
-  expect((await stack.admin("POST", "/operators", op)).status).toBe(201);
-  const res = await fetch(`${stack.url}/console/v1/session`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: op.email, password: PASSWORD }),
-  });
-  const cookie = res.headers.get("set-cookie")?.match(new RegExp(`${SESSION_COOKIE}=([^;]*)`))?.[1] ?? "";
-  ops = { cookie, csrf: ((await res.json()) as { csrfToken: string }).csrfToken };
+  ops = await signedInOperator(stack.url);
 });
 afterAll(async () => {
   await nc?.close();
@@ -42,7 +34,7 @@ afterAll(async () => {
 const consoleCall = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   stack.request(method, `/console/v1${path}`, {
     body,
-    headers: { cookie: `${SESSION_COOKIE}=${ops.cookie}`, [CSRF_HEADER]: ops.csrf, ...headers },
+    headers: { ...ops, ...headers },
   });
 
 const finished = (id: string) =>

@@ -1,8 +1,9 @@
-import { CSRF_HEADER, type ExceptionDto, SESSION_COOKIE } from "@ramp/contracts";
+import type { ExceptionDto } from "@ramp/contracts";
 import { parseUnits } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, apiClient } from "./fault/api-client.ts";
 import { faultStackOptions } from "./fault/fault-stack.ts";
+import { signedInOperator } from "./support/console-operator.ts";
 import { EVM_TREASURY, type EvmChain, startEvmChain } from "./support/evm-fixture.ts";
 import { type ProcessStack, startProcessStack } from "./support/process-stack.ts";
 import { ADMIN_TOKEN, eventually } from "./support/stack.ts";
@@ -17,7 +18,6 @@ let evm: EvmChain;
 let stack: ProcessStack;
 let api: ApiClient;
 let ops: ApiClient;
-const PASSWORD = "a long enough password";
 const REFUND_TO = "0x00000000000000000000000000000000000b0b00";
 
 beforeAll(async () => {
@@ -30,16 +30,7 @@ beforeAll(async () => {
     apiKey: string;
   };
   api = apiClient(stack.gatewayUrl, { "x-api-key": biz.apiKey });
-  const operator = { email: "ops@ops.example", password: PASSWORD, role: "operator" };
-  expect((await admin.post("/admin/v1/operators", operator)).status).toBe(201);
-  const res = await fetch(`${stack.gatewayUrl}/console/v1/session`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: operator.email, password: PASSWORD }),
-  });
-  const cookie = res.headers.get("set-cookie")?.match(new RegExp(`${SESSION_COOKIE}=([^;]*)`))?.[1] ?? "";
-  const { csrfToken } = (await res.json()) as { csrfToken: string };
-  ops = apiClient(stack.gatewayUrl, { cookie: `${SESSION_COOKIE}=${cookie}`, [CSRF_HEADER]: csrfToken });
+  ops = apiClient(stack.gatewayUrl, await signedInOperator(stack.gatewayUrl));
 }, 240_000);
 afterAll(async () => {
   await stack?.close();
