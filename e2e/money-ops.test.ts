@@ -203,6 +203,14 @@ describe("refundable funds", () => {
     );
     expect(await transfersTo(`refund:${fundId}`)).toBe(1);
     expect((await stack.client(biz.apiKey).get(`/pub/v2/transaction/${order.id}`)).body.status).toBe("ERROR");
+    // The refund joins the order's timeline, with where it went and its tx hash.
+    const timeline = await eventually(async () => {
+      const r = await console_("GET", `/transactions/${order.id}`);
+      const entries = r.body.timeline as { kind: string; detail: Record<string, unknown> }[];
+      return entries.find((e) => e.kind === "refund");
+    }, 30_000);
+    expect(timeline.detail).toMatchObject({ fundId, destination: REFUND_TO });
+    expect(timeline.detail.txHash).toBeTruthy();
 
     // A completed order has nothing to refund.
     const done = await offramp("0123456789");

@@ -243,14 +243,13 @@ export function createRefunds(deps: RefundsDeps) {
         return;
       }
       const proof = refund.txHash ?? refund.railReference ?? "";
+      const d = refund.destination;
+      const destination = "toAddress" in d ? d.toAddress : `${d.bankCode}/${d.accountNumber}`;
+      const at = refund.sentAt ?? new Date();
+      const proofs = { txHash: refund.txHash, railReference: refund.railReference };
       await funds.updateOne(
         { _id: fundId },
-        {
-          $set: {
-            outcome: "refunded",
-            refund: { txHash: refund.txHash, railReference: refund.railReference },
-          },
-        },
+        { $set: { outcome: "refunded", refund: { ...proofs, destination, at } } },
       );
       await deps.exceptions.clear(`refundable-funds:${fundId}`, `refunded (${proof})`);
       if (refund.orderId)

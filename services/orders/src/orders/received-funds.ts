@@ -28,8 +28,8 @@ export interface ReceivedFundsDoc {
   outcome: FundsOutcome;
   detail: unknown;
   receivedAt: Date;
-  /** Where a refund sent it, once sent. */
-  refund?: { txHash: string | null; railReference: string | null };
+  /** Where a refund sent it and when, once sent. */
+  refund?: { txHash: string | null; railReference: string | null; destination: string; at: Date };
 }
 
 /** Every fiat or token arrival orders hears of is written down once, with what it did. */
