@@ -46,6 +46,7 @@ const LAYERS = {
       "orders/(?!(lifecycle|lifecycle-deps|onramp-lifecycle|offramp-lifecycle|bank-account-orders|order-moves|expiry)\\.ts$)",
     ],
     ["payments", "payments/"],
+    ["money", "money/"],
     [
       "lifecycle",
       "orders/(lifecycle|lifecycle-deps|onramp-lifecycle|offramp-lifecycle|bank-account-orders|order-moves|expiry)\\.ts$",
@@ -59,7 +60,7 @@ const LAYERS = {
   ],
   "webhook-dispatcher": [
     ["parts", "(config|ssrf|secrets|work-queue|lanes|deliveries-store)\\.ts$"],
-    ["stores", "(sender|config-store|destinations)\\.ts$"],
+    ["stores", "(sender|config-store|destinations|endpoint-health)\\.ts$"],
     ["attempts", "(attempt|attempt-log)\\.ts$"],
     ["delivery", "(deliver|handlers)\\.ts$"],
     ["scheduling", "(scheduler|endpoint-queue)\\.ts$"],

@@ -20,6 +20,7 @@ import { createDescribeToken, createTokenInfo, isSettlementStablecoin } from "./
 import { createSendLock } from "./transfers/send-lock.ts";
 import { createSenders } from "./transfers/senders.ts";
 import { createTransferExecutor } from "./transfers/transfer-executor.ts";
+import { transferStatuses } from "./transfers/transfer-status.ts";
 import { createTransferStore } from "./transfers/transfer-store.ts";
 import { startTransferTracker } from "./transfers/transfer-tracker.ts";
 import { createCursorStore } from "./watcher/cursor-store.ts";
@@ -132,6 +133,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     parts.push(
       serveRpc(nc, Rpc.addressAllocate, QUEUE, log, async (req) => ({ address: await allocate(req) })),
       serveRpc(nc, Rpc.tokenInfo, QUEUE, log, tokenInfo),
+      serveRpc(nc, Rpc.transfersStatus, QUEUE, log, transferStatuses(db)),
     );
     if (config.RAMP_SANDBOX) {
       parts.push(

@@ -309,6 +309,11 @@ const allowed: Record<string, string[]> = {
   consoleRateGet: OPS,
   consoleRateSet: ["admin", "operator"],
   consoleRateDelete: ["admin", "operator"],
+  consoleExceptionList: OPS,
+  consoleExceptionResolve: ["admin", "operator"],
+  consoleFundRefund: ["admin", "operator"],
+  consoleTransactionRefund: ["admin", "operator"],
+  consoleReconciliation: OPS,
 };
 
 /** Everyone signs in again: the expiry tests above moved the clock past their first sessions. */

@@ -104,6 +104,7 @@ export async function startConsoleGateway(opts: {
   // Orders' answers to the console's transaction routes: none of its orders exist here (e2e has them).
   stoppers.push(
     serveRpc(orders, Rpc.transactionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
+    serveRpc(orders, Rpc.exceptionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
     serveRpc(orders, Rpc.transactionExport, "orders", log, async () => ({ data: [], next: "" })),
     serveRpc(orders, Rpc.transactionTimeline, "orders", log, async () => {
       throw notFound("Transaction not found");

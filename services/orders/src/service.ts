@@ -3,6 +3,12 @@ import { bootService, callRpc, consume, createRateCache, createServiceClaims, se
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
+import { createExceptionsStore } from "./money/exceptions-store.ts";
+import { consumeRaisedExceptions } from "./money/raised-elsewhere.ts";
+import { createReconciliation } from "./money/reconciliation.ts";
+import { createRefunds } from "./money/refunds.ts";
+import { serveMoneyOps } from "./money/serve-money-ops.ts";
+import { startStuckSweeper } from "./money/stuck.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
 import { startExpirySweeper } from "./orders/expiry.ts";
 import { createLifecycle } from "./orders/lifecycle.ts";
@@ -30,8 +36,22 @@ export async function startOrders(config: OrdersConfig) {
     const payments = createPayments({ db, nc, js, claims, log, config });
     await payments.init();
     const funds = createReceivedFunds(db);
+    const exceptions = createExceptionsStore({ db, js, log });
+    await exceptions.init();
+    const refunds = createRefunds({ db, js, nc, exceptions, getOrder: store.get, log });
+    await refunds.init();
     await funds.init();
-    const lifecycle = createLifecycle({ nc, store, payments, funds, log });
+    const lifecycle = createLifecycle({ nc, store, payments, funds, exceptions, refunds, log });
+    const stuck = startStuckSweeper({
+      db,
+      exceptions,
+      log,
+      afterMs: config.STUCK_AFTER_SECONDS * 1000,
+      intervalMs: config.STUCK_SWEEP_MS,
+    });
+    await stuck.init();
+    const reconciliation = createReconciliation({ db, nc });
+    await reconciliation.init();
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
     const createDeps = { nc, rates, store, quotes, config };
@@ -92,7 +112,12 @@ export async function startOrders(config: OrdersConfig) {
         log,
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),
+      ...serveMoneyOps({ nc, exceptions, refunds, reconciliation, log, queue: QUEUE }),
+      ...(await consumeRaisedExceptions(nc, exceptions, log)),
       store.startSweeper(),
+      exceptions.startSweeper(),
+      refunds.startSweeper(),
+      stuck,
       startExpirySweeper({ nc, store, payments, log, intervalMs: config.EXPIRY_SWEEP_MS }),
       payments.startSweeper(),
     ];

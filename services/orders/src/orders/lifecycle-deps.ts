@@ -1,5 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "@ramp/runtime";
+import type { ExceptionsStore } from "../money/exceptions-store.ts";
+import type { Refunds } from "../money/refunds.ts";
 import type { Payments } from "../payments/payments.ts";
 import type { OrdersStore } from "./orders-store.ts";
 import type { ReceivedFunds } from "./received-funds.ts";
@@ -10,5 +12,7 @@ export interface LifecycleDeps {
   store: OrdersStore;
   payments: Payments;
   funds: ReceivedFunds;
+  exceptions: ExceptionsStore;
+  refunds: Refunds;
   log: Logger;
 }
