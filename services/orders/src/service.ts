@@ -1,5 +1,5 @@
-import { badRequest, Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createRateCache, createServiceClaims, serveRpc } from "@ramp/runtime";
+import { badRequest, Consumers, notFound, Rpc } from "@ramp/contracts";
+import { bootService, callRpc, consume, createRateCache, serveRpc } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { OrdersConfig } from "./config.ts";
 import { scopedKey } from "./idempotency/once-per-key.ts";
@@ -18,11 +18,7 @@ import { createQuoteStore } from "./quotes/quote-store.ts";
 const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
-  return bootService("orders", config, async ({ nc, js, db, log }) => {
-    const claims = await createServiceClaims(nc, db, HoldBuckets.orders, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
+  return bootService("orders", config, async ({ nc, js, db, log, claims }) => {
     const store = createOrdersStore({ db, js, claims, log });
     await store.init();
     const payments = createPayments({ db, nc, js, claims, log, config });
