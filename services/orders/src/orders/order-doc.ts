@@ -42,8 +42,9 @@ export interface OrderDoc extends Keyed, Pricing {
   /** Unpaid onramp orders are deleted after this instant. */
   expiresAt: Date | null;
   outbox: OutboxEntry[];
-  /** Its bucket in the business's transaction list (`createTimeList`); set by the store on insert. */
+  /** Its buckets in its business's and in every business's list (`orderLists`); set on insert. */
   listKey?: string;
+  allKey?: string;
 }
 
 /** The public Transaction: every field present, unknowns as "". */
