@@ -41,16 +41,11 @@ const LAYERS = {
     ["base", "config\\.ts$|idempotency/"],
     ["pricing", "pricing/"],
     ["quotes", "quotes/"],
-    [
-      "orders",
-      "orders/(?!(lifecycle|lifecycle-deps|onramp-lifecycle|offramp-lifecycle|bank-account-orders|order-moves|expiry)\\.ts$)",
-    ],
+    ["orders", "orders/"],
     ["payments", "payments/"],
     ["money", "money/"],
-    [
-      "lifecycle",
-      "orders/(lifecycle|lifecycle-deps|onramp-lifecycle|offramp-lifecycle|bank-account-orders|order-moves|expiry)\\.ts$",
-    ],
+    ["lifecycle", "lifecycle/"],
+    ["sandbox", "sandbox/"],
     ["boot", "(service|main|index)\\.ts$"],
   ],
   pricing: [

@@ -1,5 +1,5 @@
-import { Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createServiceClaims, serveRpc } from "@ramp/runtime";
+import { Consumers, notFound, Rpc } from "@ramp/contracts";
+import { bootService, callRpc, consume, serveRpc } from "@ramp/runtime";
 import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
 import { createAdapters } from "./adapters.ts";
@@ -12,15 +12,11 @@ import { createVirtualAccounts } from "./virtual-accounts/virtual-accounts.ts";
 const QUEUE = "banking";
 
 export async function startBanking(config: BankingConfig) {
-  return bootService("banking", config, async ({ nc, js, db, log }) => {
+  return bootService("banking", config, async ({ nc, js, db, log, claims }) => {
     const banks = loadCatalogue();
     const { rail, identity } = createAdapters(config);
     const store = createAccountsStore(db);
     await store.init();
-    const claims = await createServiceClaims(nc, db, HoldBuckets.banking, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
     const virtualAccounts = createVirtualAccounts({ db, rail, js, claims, log });
     await virtualAccounts.init();
     const retry = {

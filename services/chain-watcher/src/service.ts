@@ -1,12 +1,5 @@
-import { type Chain, Consumers, HoldBuckets, LeaseBuckets, Rpc } from "@ramp/contracts";
-import {
-  bootService,
-  consume,
-  createServiceClaims,
-  runWithLease,
-  type Stoppable,
-  serveRpc,
-} from "@ramp/runtime";
+import { type Chain, Consumers, LeaseBuckets, Rpc } from "@ramp/contracts";
+import { bootService, consume, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
@@ -34,13 +27,9 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     parsePriceTable(config.TOKEN_USD_PRICES),
     config.RAMP_SANDBOX ? config.SANDBOX_TOKEN_USD_PRICE : undefined,
   );
-  return bootService("chain-watcher", config, async ({ nc, js, db, log }) => {
+  return bootService("chain-watcher", config, async ({ nc, js, db, log, claims }) => {
     const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
     const allocations = createAllocationStore(db);
-    const claims = await createServiceClaims(nc, db, HoldBuckets.chainWatcher, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
     const swaps =
       (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
         ? createSandboxSwapProvider(prices)

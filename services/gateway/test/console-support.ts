@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import {
+  createClaims,
+  createLogger,
+  createRateCache,
+  openChangeFeed,
+  type Stoppable,
+  serveRpc,
+} from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -60,7 +67,7 @@ export async function startConsoleGateway(opts: {
   const clock = { now: Date.now() };
   const now = () => clock.now;
   const feed = await openChangeFeed(nc, ChangeFeeds.gateway, log);
-  const idempotency = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  const idempotency = createIdempotencyStore(db, createClaims(db), { ttlSeconds: 60, leaseMs: 60_000, log });
   const keys = createKeyStore(db, feed);
   await keys.init();
   await idempotency.init();

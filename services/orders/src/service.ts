@@ -1,8 +1,8 @@
-import { badRequest, Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createRateCache, createServiceClaims, serveRpc } from "@ramp/runtime";
-import { Decimal } from "decimal.js";
+import { Consumers, notFound, Rpc } from "@ramp/contracts";
+import { bootService, consume, createRateCache, serveRpc } from "@ramp/runtime";
 import type { OrdersConfig } from "./config.ts";
-import { scopedKey } from "./idempotency/once-per-key.ts";
+import { startExpirySweeper } from "./lifecycle/expiry.ts";
+import { createLifecycle } from "./lifecycle/lifecycle.ts";
 import { createExceptionsStore } from "./money/exceptions-store.ts";
 import { consumeRaisedExceptions } from "./money/raised-elsewhere.ts";
 import { createReconciliation } from "./money/reconciliation.ts";
@@ -10,8 +10,6 @@ import { createRefunds } from "./money/refunds.ts";
 import { serveMoneyOps } from "./money/serve-money-ops.ts";
 import { startStuckSweeper } from "./money/stuck.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
-import { startExpirySweeper } from "./orders/expiry.ts";
-import { createLifecycle } from "./orders/lifecycle.ts";
 import { listTransactions } from "./orders/list-transactions.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
@@ -22,15 +20,12 @@ import { transactionTimeline } from "./orders/transaction-timeline.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
 import { createQuote } from "./quotes/locked-quotes.ts";
 import { createQuoteStore } from "./quotes/quote-store.ts";
+import { sandboxDeposit } from "./sandbox/sandbox-deposit.ts";
 
 const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
-  return bootService("orders", config, async ({ nc, js, db, log }) => {
-    const claims = await createServiceClaims(nc, db, HoldBuckets.orders, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
+  return bootService("orders", config, async ({ nc, js, db, log, claims }) => {
     const store = createOrdersStore({ db, js, claims, log });
     await store.init();
     const payments = createPayments({ db, nc, js, claims, log, config });
@@ -122,67 +117,12 @@ export async function startOrders(config: OrdersConfig) {
       payments.startSweeper(),
     ];
 
-    if (config.RAMP_SANDBOX) {
+    if (config.RAMP_SANDBOX)
       parts.push(
-        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount, ...k }, ctx) => {
-          // A retry names the same rail reference or chain transaction as the first attempt, which the
-          // rail and the watcher store once: a repeat after a lost answer never pays twice.
-          const idempotencyKey = scopedKey(businessId, k.idempotencyKey);
-          if (kind === "payment") {
-            const p = await payments.get(id, businessId);
-            if (!p) throw notFound("Payment not found");
-            if (p.status !== "AWAITING") throw badRequest(`Payment is ${p.status}, not awaiting funds`);
-            if (p.method === "FIAT")
-              return callRpc(
-                nc,
-                Rpc.sandboxFiatDeposit,
-                { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2), idempotencyKey },
-                ctx.trace,
-              );
-            return callRpc(
-              nc,
-              Rpc.sandboxChainDeposit,
-              {
-                chain: p.chain!,
-                address: p.token!.address,
-                mint: p.mint!,
-                amount: p.totalAmount,
-                idempotencyKey,
-              },
-              ctx.trace,
-            );
-          }
-          const order = await store.getForBusiness(id, businessId);
-          const expected = kind === "onramp" ? "ON_RAMP" : "OFF_RAMP";
-          if (!order || order.transactionType !== expected) throw notFound("Transaction not found");
-          if (order.status !== "INIT")
-            throw badRequest(`Transaction is ${order.status}, not awaiting a deposit`);
-          if (kind === "onramp") {
-            return callRpc(
-              nc,
-              Rpc.sandboxFiatDeposit,
-              { ref: id, ...(amount ? { fiatAmount: amount } : {}), idempotencyKey },
-              ctx.trace,
-            );
-          }
-          // The edge allows 18 decimals; the token itself may have fewer.
-          if (amount !== undefined && new Decimal(amount).decimalPlaces() > order.decimals)
-            throw badRequest(`amount must have at most ${order.decimals} decimal places`);
-          return callRpc(
-            nc,
-            Rpc.sandboxChainDeposit,
-            {
-              chain: order.chain,
-              address: order.address,
-              mint: order.mint,
-              amount: amount ?? order.amount,
-              idempotencyKey,
-            },
-            ctx.trace,
-          );
-        }),
+        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, (req, ctx) =>
+          sandboxDeposit({ nc, store, payments }, req, ctx.trace),
+        ),
       );
-    }
     return parts;
   });
 }

@@ -8,12 +8,12 @@ import {
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { payoutFailed, refundableFunds } from "../money/raised-here.ts";
 import { refundedFundOf } from "../money/refunds.ts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 import { openBankAccountOrder } from "./bank-account-orders.ts";
-import type { LifecycleDeps } from "./lifecycle-deps.ts";
+import type { LifecycleDeps } from "./deps.ts";
 import { createOfframpLifecycle } from "./offramp-lifecycle.ts";
 import { createOnrampLifecycle } from "./onramp-lifecycle.ts";
-import type { OrderDoc } from "./order-doc.ts";
-import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
 
 /**
  * Order reactions to the outside world. Each handler is idempotent: every state change is claimed by
