@@ -12,6 +12,9 @@ import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
 import { buildChainRegistry } from "./chains/registry.ts";
 import { type ChainWatcherConfig, custodyMnemonic, solUsdPrice } from "./config.ts";
+import { createConsolidator } from "./consolidation/consolidator.ts";
+import { createSettledHandlers } from "./consolidation/settled.ts";
+import { createSweepStore } from "./consolidation/sweep-store.ts";
 import { createDepositStore } from "./deposits/deposit-store.ts";
 import { createSandboxDeposit } from "./sandbox-deposit.ts";
 import { createSandboxSwapProvider } from "./swaps/swap-provider.ts";
@@ -22,8 +25,11 @@ import { createSenders } from "./transfers/senders.ts";
 import { createTransferExecutor } from "./transfers/transfer-executor.ts";
 import { createTransferStore } from "./transfers/transfer-store.ts";
 import { startTransferTracker } from "./transfers/transfer-tracker.ts";
+import { createTreasuryReader, startTreasuryWatch } from "./treasury/treasury.ts";
 import { createCursorStore } from "./watcher/cursor-store.ts";
 import { startPollLoop } from "./watcher/poll-loop.ts";
+import { createReindex } from "./watcher/reindex.ts";
+import { repeatEvery } from "./watcher/repeat.ts";
 
 const QUEUE = "chain-watcher";
 
@@ -52,7 +58,13 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const deposits = createDepositStore(db, js, log, createDescribeToken(tokens));
     const transfers = createTransferStore(db, js, claims, log);
     const cursors = createCursorStore(db);
-    await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
+    const sweeps = createSweepStore(db);
+    await Promise.all([
+      allocations.ensureIndexes(),
+      deposits.ensureIndexes(),
+      transfers.ensureIndexes(),
+      sweeps.ensureIndexes(),
+    ]);
 
     const withSendLock = createSendLock(claims);
     const senders = createSenders({
@@ -119,6 +131,42 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
         }),
       ),
     );
+    const consolidator = createConsolidator({
+      sweeps,
+      transfers,
+      executor,
+      custody: (chain) => registry.get(chain).adapter?.custody,
+      sweepMin: (chain) => config[`SWEEP_MIN_${chain}`],
+      maxAttempts: config.TRANSFER_MAX_ATTEMPTS,
+      log,
+    });
+    parts.push(
+      await leased("consolidate", () =>
+        repeatEvery(config.POLL_INTERVAL_MS, consolidator.tick, (err) =>
+          log.warn({ err }, "consolidation failed; will retry"),
+        ),
+      ),
+    );
+    const settled = createSettledHandlers({
+      allocations,
+      sweeps,
+      consolidates: (chain) => registry.get(chain).adapter?.custody !== undefined,
+      log,
+    });
+    parts.push(
+      await consume(nc, {
+        ...Consumers.chainWatcherSettledOrders,
+        log,
+        handler: (ev) => settled.onOrderStatus(ev),
+      }),
+      await consume(nc, {
+        ...Consumers.chainWatcherSettledPayments,
+        log,
+        handler: (ev) => settled.onPaymentSettled(ev),
+      }),
+    );
+    const treasury = createTreasuryReader({ registry, minimum: (chain) => config[`TREASURY_MIN_${chain}`] });
+    parts.push(startTreasuryWatch(treasury, config.TREASURY_CHECK_INTERVAL_MS, log));
     parts.push(
       await consume(nc, {
         ...Consumers.chainWatcherTransfers,
@@ -132,6 +180,8 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     parts.push(
       serveRpc(nc, Rpc.addressAllocate, QUEUE, log, async (req) => ({ address: await allocate(req) })),
       serveRpc(nc, Rpc.tokenInfo, QUEUE, log, tokenInfo),
+      serveRpc(nc, Rpc.chainTreasury, QUEUE, log, async () => ({ data: await treasury.read() })),
+      serveRpc(nc, Rpc.chainReindex, QUEUE, log, createReindex({ registry, allocations, deposits, log })),
     );
     if (config.RAMP_SANDBOX) {
       parts.push(

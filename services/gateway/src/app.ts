@@ -32,6 +32,7 @@ import { dependencyStates } from "./readiness.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
+import { consoleChainOpsRoutes } from "./routes/console-chain-ops.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { consoleRateRoutes } from "./routes/console-rates.ts";
@@ -143,6 +144,7 @@ export function createApp(deps: AppDeps) {
   consoleAuditRoutes(register, deps.console.audit);
   consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
   consoleRateRoutes(register, deps.nc);
+  consoleChainOpsRoutes(register, deps.nc);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

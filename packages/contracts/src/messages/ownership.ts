@@ -42,6 +42,9 @@ export const Consumers = {
   ordersPayoutResults: consumer(Events.payoutResult, "orders-payout-results"),
   ordersTransferResults: consumer(Events.transferResult, "orders-transfer-results"),
   chainWatcherTransfers: consumer(Commands.chainTransfer, "chain-watcher-transfers"),
+  /** Settled offramps and payments: their deposit addresses become due for consolidation. */
+  chainWatcherSettledOrders: consumer(Events.orderStatusChanged, "chain-watcher-settled-orders"),
+  chainWatcherSettledPayments: consumer(Events.paymentSettled, "chain-watcher-settled-payments"),
   webhookOrders: consumer(Events.orderStatusChanged, "webhook-dispatcher-orders"),
   webhookPayments: consumer(Events.paymentSettled, "webhook-dispatcher-payments"),
 } as const;
@@ -104,6 +107,8 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Rpc.webhookDeliveries,
       Rpc.webhookRedeliver,
       Rpc.webhookDeliveryPage,
+      Rpc.chainTreasury,
+      Rpc.chainReindex,
     ],
     publishes: [],
     consumes: [],
@@ -188,10 +193,20 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
     workQueues: [],
   },
   "chain-watcher": {
-    serves: [Rpc.addressAllocate, Rpc.tokenInfo, Rpc.sandboxChainDeposit],
+    serves: [
+      Rpc.addressAllocate,
+      Rpc.tokenInfo,
+      Rpc.sandboxChainDeposit,
+      Rpc.chainTreasury,
+      Rpc.chainReindex,
+    ],
     calls: [],
     publishes: [Events.depositObserved, Events.transferResult],
-    consumes: [Consumers.chainWatcherTransfers],
+    consumes: [
+      Consumers.chainWatcherTransfers,
+      Consumers.chainWatcherSettledOrders,
+      Consumers.chainWatcherSettledPayments,
+    ],
     buckets: [LeaseBuckets.chainWatcher.bucket, HoldBuckets.chainWatcher.bucket],
     follows: [],
     workQueues: [],

@@ -62,6 +62,7 @@ export interface AllocationStore {
   watch(a: AllocationDoc, key: string): Promise<void>;
   watchedOn(chain: Chain): Promise<WatchDoc[]>;
   findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
+  get(id: string): Promise<AllocationDoc | null>;
 }
 
 export const allocationId = (purpose: AddressPurpose, ref: string) => `${purpose}:${ref}`;
@@ -152,5 +153,6 @@ export function createAllocationStore(db: Db): AllocationStore {
     },
     watchedOn: (chain) => watches.find({ chain }).toArray(),
     findWatch: (chain, key) => watches.findOne({ _id: `${chain}:${key}` }),
+    get: (id) => allocations.findOne({ _id: id }),
   };
 }

@@ -21,6 +21,8 @@ export async function startHarness(baseEnv: Env = {}) {
   const nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
   const nc = await nats.connectAs("orders");
   const observer = await nats.connectObserver();
+  /** The gateway's connection: what the console's money operations call chain-watcher with. */
+  const gateway = await nats.connectAs("gateway");
   await ensureStreams(nc);
   const database = `t${randomBytes(4).toString("hex")}_chain_watcher`;
   const env: Env = {
@@ -35,6 +37,7 @@ export async function startHarness(baseEnv: Env = {}) {
   const running = new Set<Stoppable>();
   return {
     nc,
+    gateway,
     observer,
     env,
     async startWatcher(extra: Env = {}): Promise<Stoppable> {
@@ -51,6 +54,7 @@ export async function startHarness(baseEnv: Env = {}) {
       for (const svc of running) await svc.stop();
       await nc.drain().catch(() => undefined);
       await observer.drain().catch(() => undefined);
+      await gateway.drain().catch(() => undefined);
       await nats.stop();
     },
   };

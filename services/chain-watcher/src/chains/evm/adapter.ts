@@ -1,25 +1,21 @@
 import type { Chain } from "@ramp/contracts";
-import {
-  Contract,
-  getAddress,
-  type HDNodeWallet,
-  isAddress,
-  isError,
-  Transaction,
-  type TransactionRequest,
-} from "ethers";
+import { Contract, getAddress, type HDNodeWallet, isAddress, isError } from "ethers";
 import type {
   ChainAdapter,
+  Custody,
   PollResult,
   PreparedTransfer,
+  Rescanner,
   TransferStatus,
   WatchedAddress,
 } from "../adapter.ts";
 import { NonceTaken, TransferRejected } from "../errors.ts";
+import { createEvmCustody, createEvmRescanner } from "./custody.ts";
 import { ERC20, formatTokenAmount, parseTokenAmount } from "./erc20.ts";
 import type { EvmKeyring } from "./hd.ts";
 import { nextRange, scanTransfers } from "./log-scan.ts";
 import { EvmRpcProvider } from "./rpc-provider.ts";
+import { signCall } from "./sign.ts";
 
 export interface EvmAdapterOptions {
   chain: Chain;
@@ -42,12 +38,29 @@ export class EvmAdapter implements ChainAdapter {
   readonly #provider: EvmRpcProvider;
   readonly #treasury: HDNodeWallet;
   readonly #decimals = new Map<string, Promise<number>>();
+  readonly custody: Custody;
+  readonly rescanner: Rescanner;
 
   constructor(opts: EvmAdapterOptions) {
     this.chain = opts.chain;
     this.#opts = opts;
     this.#provider = new EvmRpcProvider(opts.rpcUrl, undefined, { staticNetwork: true, batchMaxCount: 1 });
     this.#treasury = opts.keyring.treasuryWallet().connect(this.#provider);
+    const tokenDecimals = (mint: string) => this.tokenDecimals(mint);
+    this.custody = createEvmCustody({
+      chain: opts.chain,
+      provider: this.#provider,
+      keyring: opts.keyring,
+      treasury: this.#treasury,
+      tokenDecimals,
+    });
+    this.rescanner = createEvmRescanner({
+      provider: this.#provider,
+      confirmations: opts.confirmations,
+      tokens: (watched) => this.#tokens(watched),
+      tokenDecimals,
+      chunk: opts.logChunkBlocks,
+    });
   }
 
   get treasuryAddress(): string {
@@ -63,15 +76,19 @@ export class EvmAdapter implements ChainAdapter {
     const { confirmations, logChunkBlocks, startLookbackBlocks } = this.#opts;
     const range = nextRange(cursor, latest, confirmations, logChunkBlocks, startLookbackBlocks);
     if (!range) return { transfers: [], cursor: cursor ?? "-1" };
+    const transfers = await scanTransfers(this.#provider, range, this.#tokens(watched), watched, (t) =>
+      this.tokenDecimals(t),
+    );
+    return { transfers, cursor: String(range.to) };
+  }
+
+  /** The token contracts a scan reads: the stablecoin and every watched mint. */
+  #tokens(watched: WatchedAddress[]): string[] {
     // Deduplicated before checksumming: thousands of allocations usually share one or two mints.
     const mints = new Set<string>();
     if (this.#opts.stablecoin) mints.add(this.#opts.stablecoin.toLowerCase());
     for (const w of watched) for (const m of w.mints) mints.add(m.toLowerCase());
-    const tokens = new Set([...mints].filter((m) => isAddress(m)).map((m) => getAddress(m)));
-    const transfers = await scanTransfers(this.#provider, range, [...tokens], watched, (t) =>
-      this.tokenDecimals(t),
-    );
-    return { transfers, cursor: String(range.to) };
+    return [...new Set([...mints].filter((m) => isAddress(m)).map((m) => getAddress(m)))];
   }
 
   /** Read once per token and cached; a failed read is not cached so the next call retries. */
@@ -116,38 +133,8 @@ export class EvmAdapter implements ChainAdapter {
       );
     }
     const data = ERC20.encodeFunctionData("transfer", [recipient, value]);
-    const from = this.#treasury.address;
-    let gas: bigint;
-    try {
-      gas = await this.#provider.estimateGas({ from, to: token, data });
-    } catch (err) {
-      if (isError(err, "CALL_EXCEPTION"))
-        throw new TransferRejected(`transfer would revert: ${err.shortMessage}`);
-      throw err;
-    }
-    const [fee, network, nonce] = await Promise.all([
-      this.#provider.getFeeData(),
-      this.#provider.getNetwork(),
-      this.#provider.getTransactionCount(from, "pending"),
-    ]);
-    const tx: TransactionRequest = {
-      to: token,
-      data,
-      nonce,
-      chainId: network.chainId,
-      gasLimit: (gas * 12n) / 10n,
-    };
-    if (fee.maxFeePerGas !== null && fee.maxPriorityFeePerGas !== null) {
-      Object.assign(tx, {
-        type: 2,
-        maxFeePerGas: fee.maxFeePerGas,
-        maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
-      });
-    } else {
-      Object.assign(tx, { type: 0, gasPrice: fee.gasPrice });
-    }
-    const raw = await this.#treasury.signTransaction(tx);
-    return { signature: Transaction.from(raw).hash!, raw };
+    const { signature, raw } = await signCall(this.#provider, this.#treasury, { to: token, data });
+    return { signature, raw };
   }
 
   async broadcast(prepared: PreparedTransfer): Promise<void> {
