@@ -1,11 +1,12 @@
-import { Events, Rpc, type TransactionDto } from "@ramp/contracts";
+import { Events, Rpc } from "@ramp/contracts";
 import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
-import { callRpc, ensureStreams, metrics, publish, type Stoppable } from "@ramp/runtime";
+import { callRpc, metrics, type Stoppable } from "@ramp/runtime";
 import { Contract, NonceManager, parseEther } from "ethers";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
+import { settleOfframp } from "./support/settled.ts";
 
 /**
  * Money operations on an EVM chain (anvil): consolidation of a settled offramp's deposit address into
@@ -62,40 +63,8 @@ async function offrampAddress(ref: string): Promise<string> {
   return address;
 }
 
-/** What orders announces when an offramp completes; only the fields consolidation reads matter. */
-function completed(id: string, address: string): TransactionDto {
-  return {
-    id,
-    address,
-    signature: "",
-    mint: tokenAddress,
-    currency: "NGN",
-    amount: 25,
-    usdcAmount: 25,
-    fiatAmount: 40_000,
-    sender: "",
-    recipient: "",
-    rate: 1600,
-    status: "COMPLETED",
-    transactionType: "OFF_RAMP",
-    createdAt: new Date().toISOString(),
-    accountNumber: "0123456789",
-    accountName: "Ada",
-    bank: "Test Bank",
-    fee: 0,
-    chain: "BASE",
-    userExternalId: "",
-  };
-}
-
-async function settle(id: string, address: string, times = 1) {
-  const { js } = await ensureStreams(h.nc);
-  for (let i = 0; i < times; i++) {
-    const order = completed(id, address);
-    const ev = { businessId: "b1", apiKeyId: null, webhookURL: null, sequence: 2, order };
-    await publish(js, Events.orderStatusChanged, ev, `order:${id}:COMPLETED:${i}`);
-  }
-}
+const settle = (id: string, address: string, times = 1) =>
+  settleOfframp(h, { id, chain: "BASE", address, mint: tokenAddress }, times);
 
 describe("consolidation on anvil", () => {
   it("moves a settled offramp's tokens to the treasury, topping the address up with gas from the treasury", async () => {

@@ -1,6 +1,6 @@
-import { mintJetton, SandboxTonRpc, startToncenterServer, testJetton } from "@ramp/devinfra/ton";
 import { type Address, beginCell, toNano } from "@ton/core";
 import { Blockchain } from "@ton/sandbox";
+import { mintJetton, SandboxTonRpc, startToncenterServer, testJetton } from "./ton-sandbox-rpc.ts";
 
 export const TON_DECIMALS = 6;
 
