@@ -3,11 +3,9 @@ import {
   SOLANA_DECIMALS,
   type SolanaLiteSvmChain,
   startSolanaLiteSvmChain,
-  startTonSandboxChain,
-  TON_DECIMALS,
-  type TonSandboxChain,
-} from "@ramp/devinfra/chains";
+} from "@ramp/devinfra/litesvm-chain";
 import { sleep } from "@ramp/devinfra/testing";
+import { startTonSandboxChain, TON_DECIMALS, type TonSandboxChain } from "@ramp/devinfra/ton-chain";
 import { beginCell, storeMessage } from "@ton/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";

@@ -2,7 +2,6 @@ import { Events, Rpc } from "@ramp/contracts";
 import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
 import { callRpc, metrics, type Stoppable } from "@ramp/runtime";
 import { Contract, NonceManager, parseEther } from "ethers";
-import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
@@ -19,7 +18,6 @@ let h: Harness;
 let watcher: Stoppable;
 let token: Contract;
 let tokenAddress: string;
-let mongo: MongoClient;
 let mining: NodeJS.Timeout;
 
 beforeAll(async () => {
@@ -37,7 +35,6 @@ beforeAll(async () => {
     TREASURY_MIN_BASE: "1000",
     TREASURY_CHECK_INTERVAL_MS: "300",
   });
-  mongo = await MongoClient.connect(h.env.MONGODB_URI!);
   watcher = await h.startWatcher();
   // A block every 200 ms, so confirmation depths are reached throughout.
   mining = setInterval(() => void anvil.mine(1).catch(() => undefined), 200);
@@ -46,22 +43,12 @@ beforeAll(async () => {
 afterAll(async () => {
   clearInterval(mining);
   await h?.close();
-  await mongo?.close();
   await anvil?.stop();
 });
 
-const db = () => mongo.db(h.env.MONGODB_DATABASE);
 const balanceOf = async (who: string) => (await token.getFunction("balanceOf")(who)) as bigint;
 
-async function offrampAddress(ref: string): Promise<string> {
-  const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
-    chain: "BASE",
-    purpose: "offramp",
-    ref,
-    mints: [tokenAddress],
-  });
-  return address;
-}
+const offrampAddress = (ref: string) => h.offrampAddress("BASE", ref, tokenAddress);
 
 const settle = (id: string, address: string, times = 1) =>
   settleOfframp(h, { id, chain: "BASE", address, mint: tokenAddress }, times);
@@ -81,7 +68,7 @@ describe("consolidation on anvil", () => {
     expect(await anvil.provider.getTransactionCount(address)).toBe(1);
     // The pending work is emptied as it completes.
     await eventually(async () =>
-      (await db().collection("sweeps").countDocuments()) === 0 ? true : undefined,
+      (await (await h.db()).collection("sweeps").countDocuments()) === 0 ? true : undefined,
     );
     // Consolidation's transfers are the service's own: orders hears nothing of them.
     const results = await collect(h.observer, Events.transferResult);
@@ -97,7 +84,9 @@ describe("consolidation on anvil", () => {
     const treasuryNonce = await anvil.provider.getTransactionCount(treasury);
     await settle("cons-2", address);
     // Stopped as soon as the gas top-up is signed and stored, before it is confirmed.
-    const transfers = db().collection<{ _id: string; status: string; recipient: string }>("transfers");
+    const transfers = (await h.db()).collection<{ _id: string; status: string; recipient: string }>(
+      "transfers",
+    );
     await eventually(
       async () =>
         (await transfers.findOne({ recipient: address, _id: /^sweep:.*:gas$/ })) ? true : undefined,
@@ -121,7 +110,7 @@ describe("consolidation on anvil", () => {
     await (await token.getFunction("mint")(address, 1_000_000n)).wait();
     await settle("cons-3", address);
     await eventually(async () =>
-      (await db().collection("sweeps").countDocuments()) === 0 ? true : undefined,
+      (await (await h.db()).collection("sweeps").countDocuments()) === 0 ? true : undefined,
     );
     expect(await balanceOf(address)).toBe(1_000_000n);
     expect(await anvil.provider.getTransactionCount(address)).toBe(0);
@@ -167,7 +156,7 @@ describe("reindex on anvil", () => {
       const block = receipt.blockNumber as number;
       await anvil.mine(5);
       // The cursor past the send, as if an RPC outage outlasted the lookback.
-      await db()
+      await (await h.db())
         .collection<{ _id: string; cursor: string }>("chain_cursors")
         .updateOne({ _id: "BASE" }, { $set: { cursor: String(block + 2) } }, { upsert: true });
       watcher = await h.startWatcher();

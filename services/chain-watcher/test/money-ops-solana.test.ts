@@ -1,9 +1,8 @@
 import { Events, Rpc } from "@ramp/contracts";
-import { type SolanaLiteSvmChain, startSolanaLiteSvmChain } from "@ramp/devinfra/chains";
+import { type SolanaLiteSvmChain, startSolanaLiteSvmChain } from "@ramp/devinfra/litesvm-chain";
 import { callRpc, type Stoppable } from "@ramp/runtime";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
-import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveSolanaTreasuryKeypair } from "../src/chains/solana/derive.ts";
 import { DEV_MNEMONIC } from "../src/index.ts";
@@ -19,7 +18,6 @@ const treasury = deriveSolanaTreasuryKeypair(DEV_MNEMONIC).publicKey;
 let solana: SolanaLiteSvmChain;
 let h: Harness;
 let watcher: Stoppable;
-let mongo: MongoClient;
 
 beforeAll(async () => {
   solana = await startSolanaLiteSvmChain();
@@ -30,27 +28,15 @@ beforeAll(async () => {
     POLL_INTERVAL_MS: "150",
     TREASURY_MIN_SOLANA: "10",
   });
-  mongo = await MongoClient.connect(h.env.MONGODB_URI!);
   watcher = await h.startWatcher();
 }, 120_000);
 
 afterAll(async () => {
   await h?.close();
-  await mongo?.close();
   await solana?.close();
 });
 
-const db = () => mongo.db(h.env.MONGODB_DATABASE);
-
-async function offrampAddress(ref: string): Promise<string> {
-  const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
-    chain: "SOLANA",
-    purpose: "offramp",
-    ref,
-    mints: [solana.mint],
-  });
-  return address;
-}
+const offrampAddress = (ref: string) => h.offrampAddress("SOLANA", ref, solana.mint);
 
 /** Signatures that touched `owner`'s token account, newest first. */
 const signaturesOf = (owner: string) =>
@@ -74,7 +60,7 @@ describe("consolidation on LiteSVM", () => {
     expect(deposit.value).toBeNull();
     expect(signaturesOf(address)).toHaveLength(2); // the payment and the one sweep
     await eventually(async () =>
-      (await db().collection("sweeps").countDocuments()) === 0 ? true : undefined,
+      (await (await h.db()).collection("sweeps").countDocuments()) === 0 ? true : undefined,
     );
   });
 
@@ -83,7 +69,7 @@ describe("consolidation on LiteSVM", () => {
     solana.pay(address, 40_000_000n);
     const before = await solana.balanceOf(treasury.toBase58());
     await settleOfframp(h, { id: "sol-cons-2", chain: "SOLANA", address, mint: solana.mint });
-    const transfers = db().collection<{ _id: string; recipient: string }>("transfers");
+    const transfers = (await h.db()).collection<{ _id: string; recipient: string }>("transfers");
     await eventually(
       async () =>
         (await transfers.findOne({ _id: /^sweep:SOLANA:.*:tokens$/, amount: "40" })) ? true : undefined,
@@ -130,7 +116,7 @@ describe("reindex on LiteSVM", () => {
         new PublicKey(address),
         true,
       ).toBase58();
-      const cursors = db().collection<{ _id: string; cursor: string }>("chain_cursors");
+      const cursors = (await h.db()).collection<{ _id: string; cursor: string }>("chain_cursors");
       const state = JSON.parse((await cursors.findOne({ _id: "SOLANA" }))?.cursor ?? "{}");
       await cursors.updateOne(
         { _id: "SOLANA" },

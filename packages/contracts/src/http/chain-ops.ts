@@ -28,7 +28,10 @@ export type TreasuryDto = z.infer<typeof TreasuryDto>;
  */
 export const ChainPosition = z.union([
   z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z.string().max(30).regex(/^\d{1,30}$/, "must be a non-negative integer"),
+  z
+    .string()
+    .max(30)
+    .regex(/^\d{1,30}$/, "must be a non-negative integer"),
 ]);
 
 export const ReindexParams = z.strictObject({ chain: Chain });
