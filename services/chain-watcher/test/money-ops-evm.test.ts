@@ -166,7 +166,7 @@ describe("reindex on anvil", () => {
 
       const accepted = await callRpc(h.gateway, Rpc.chainReindex, {
         chain: "BASE",
-        from: block - 1,
+        from: String(block - 1),
         to: String(block + 1),
       });
       expect(accepted).toEqual({
@@ -183,7 +183,11 @@ describe("reindex on anvil", () => {
         ref: "reindex-1",
       });
       // Again, over a range that includes it: a transfer seen before changes nothing.
-      await callRpc(h.gateway, Rpc.chainReindex, { chain: "BASE", from: block - 3, to: block + 3 });
+      await callRpc(h.gateway, Rpc.chainReindex, {
+        chain: "BASE",
+        from: String(block - 3),
+        to: String(block + 3),
+      });
       await sleep(1_500);
       expect(mine()).toHaveLength(1);
     } finally {
@@ -192,14 +196,14 @@ describe("reindex on anvil", () => {
   });
 
   it("refuses a range wider than the bound, a reversed one, and a chain on the sandbox adapter, with 400", async () => {
-    const refused = (req: { chain: "BASE" | "SOLANA"; from: number | string; to: number | string }) =>
+    const refused = (req: { chain: "BASE" | "SOLANA"; from: string; to: string }) =>
       callRpc(h.gateway, Rpc.chainReindex, req).then(
         () => undefined,
         (err: { code?: string; message?: string }) => err,
       );
-    expect(await refused({ chain: "BASE", from: 0, to: 50_000 })).toMatchObject({ code: "BAD_REQUEST" });
-    expect((await refused({ chain: "BASE", from: 0, to: 50_000 }))?.message).toMatch(/at most 50000 blocks/);
-    expect(await refused({ chain: "BASE", from: 10, to: 9 })).toMatchObject({ code: "BAD_REQUEST" });
-    expect(await refused({ chain: "SOLANA", from: 1, to: 2 })).toMatchObject({ code: "BAD_REQUEST" });
+    expect(await refused({ chain: "BASE", from: "0", to: "50000" })).toMatchObject({ code: "BAD_REQUEST" });
+    expect((await refused({ chain: "BASE", from: "0", to: "50000" }))?.message).toMatch(/at most 50000 blocks/);
+    expect(await refused({ chain: "BASE", from: "10", to: "9" })).toMatchObject({ code: "BAD_REQUEST" });
+    expect(await refused({ chain: "SOLANA", from: "1", to: "2" })).toMatchObject({ code: "BAD_REQUEST" });
   });
 });

@@ -129,13 +129,13 @@ describe("reindex on LiteSVM", () => {
 
       const accepted = await callRpc(h.gateway, Rpc.chainReindex, {
         chain: "SOLANA",
-        from: slot - 1,
-        to: slot,
+        from: String(slot - 1),
+        to: String(slot),
       });
       expect(accepted).toEqual({ chain: "SOLANA", from: String(slot - 1), to: String(slot), unit: "slot" });
       await eventually(() => (mine().length > 0 ? true : undefined), 15_000);
       expect(mine()[0]!.payload).toMatchObject({ address, amount: "7", ref: "sol-reindex-1" });
-      await callRpc(h.gateway, Rpc.chainReindex, { chain: "SOLANA", from: 0, to: slot + 5 });
+      await callRpc(h.gateway, Rpc.chainReindex, { chain: "SOLANA", from: "0", to: String(slot + 5) });
       await sleep(1_500);
       expect(mine()).toHaveLength(1);
     } finally {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DecimalString } from "../decimals.ts";
+import { DecimalString, jsonDecimal } from "../decimals.ts";
 import { Chain } from "../enums.ts";
 
 /** One asset the treasury holds: its symbol and balance in token units (decimals applied). */
@@ -22,21 +22,23 @@ export type TreasuryChainDto = z.infer<typeof TreasuryChainDto>;
 export const TreasuryDto = z.object({ data: z.array(TreasuryChainDto) }).meta({ id: "TreasuryDto" });
 export type TreasuryDto = z.infer<typeof TreasuryDto>;
 
+/** A block number (EVM), a slot (Solana) or a logical time (TON), as its decimal digits. */
+export const ChainPosition = z
+  .string()
+  .max(30)
+  .regex(/^\d{1,30}$/, "must be a non-negative integer");
+
 /**
- * A block number (EVM), a slot (Solana) or a logical time (TON): a non-negative integer, as a JSON
- * number or, for values past 2^53 (TON logical times), a string of digits.
+ * At the edge a position is a JSON integer (read from its source text, so TON logical times past
+ * 2^53 survive) or a string of digits; either way it is handed on as its digits.
  */
-export const ChainPosition = z.union([
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z
-    .string()
-    .max(30)
-    .regex(/^\d{1,30}$/, "must be a non-negative integer"),
-]);
+const ChainPositionInput = z.union([jsonDecimal(0, "nonNegative"), ChainPosition]);
 
 export const ReindexParams = z.strictObject({ chain: Chain });
-export const ReindexRequest = z.strictObject({ from: ChainPosition, to: ChainPosition });
-export type ReindexRequest = z.infer<typeof ReindexRequest>;
+export const ReindexRequest = z.strictObject({ from: ChainPositionInput, to: ChainPositionInput });
+/** What chain-watcher is asked: the chain and the range as digits. */
+export const ReindexCommand = z.object({ chain: Chain, from: ChainPosition, to: ChainPosition });
+export type ReindexCommand = z.infer<typeof ReindexCommand>;
 
 /** The range accepted for scanning, as decimal strings; the scan runs after the answer. */
 export const ReindexAcceptedDto = z

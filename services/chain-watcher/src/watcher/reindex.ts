@@ -1,4 +1,4 @@
-import { badRequest, type Chain, type ReindexAcceptedDto, type ReindexRequest } from "@ramp/contracts";
+import { badRequest, type ReindexAcceptedDto, type ReindexCommand } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
 import type { AllocationStore } from "../allocation/allocation-store.ts";
 import type { ChainRegistry } from "../chains/registry.ts";
@@ -17,7 +17,7 @@ export function createReindex(deps: {
   deposits: DepositStore;
   log: Logger;
 }) {
-  return async (req: ReindexRequest & { chain: Chain }): Promise<ReindexAcceptedDto> => {
+  return async (req: ReindexCommand): Promise<ReindexAcceptedDto> => {
     const { chain } = req;
     const rescanner = deps.registry.adapter(chain).rescanner;
     if (!rescanner) throw badRequest(`${chain} runs on the sandbox adapter: there is no chain to scan`);
