@@ -82,6 +82,12 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const allocate = createAllocator(allocations, registry, log);
     const tokenInfo = createTokenInfo({ ...tokens, solUsdPrice: solUsdPrice(config) });
 
+    const settled = createSettledHandlers({
+      allocations,
+      sweeps,
+      consolidates: (chain) => registry.get(chain).adapter?.custody !== undefined,
+      log,
+    });
     const parts: Stoppable[] = [{ stop: async () => registry.stop() }];
     parts.push(
       deposits.startSweeper(config.POLL_INTERVAL_MS),
@@ -113,6 +119,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
             deposits,
             cursors,
             intervalMs: config.POLL_INTERVAL_MS,
+            onLateDeposit: settled.onLateDeposit,
             log,
           }),
         ),
@@ -147,12 +154,6 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
         ),
       ),
     );
-    const settled = createSettledHandlers({
-      allocations,
-      sweeps,
-      consolidates: (chain) => registry.get(chain).adapter?.custody !== undefined,
-      log,
-    });
     parts.push(
       await consume(nc, {
         ...Consumers.chainWatcherSettledOrders,
@@ -181,7 +182,13 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       serveRpc(nc, Rpc.addressAllocate, QUEUE, log, async (req) => ({ address: await allocate(req) })),
       serveRpc(nc, Rpc.tokenInfo, QUEUE, log, tokenInfo),
       serveRpc(nc, Rpc.chainTreasury, QUEUE, log, async () => ({ data: await treasury.read() })),
-      serveRpc(nc, Rpc.chainReindex, QUEUE, log, createReindex({ registry, allocations, deposits, log })),
+      serveRpc(
+        nc,
+        Rpc.chainReindex,
+        QUEUE,
+        log,
+        createReindex({ registry, allocations, deposits, log, onLateDeposit: settled.onLateDeposit }),
+      ),
     );
     if (config.RAMP_SANDBOX) {
       parts.push(

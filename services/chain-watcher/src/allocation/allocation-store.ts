@@ -33,6 +33,8 @@ export interface WatchDoc {
   purpose: AddressPurpose;
   ref: string;
   allocationId: string;
+  /** Its order settled: a deposit arriving later is consolidated too. */
+  settled?: boolean;
 }
 
 interface CounterDoc {
@@ -63,6 +65,7 @@ export interface AllocationStore {
   watchedOn(chain: Chain): Promise<WatchDoc[]>;
   findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
   get(id: string): Promise<AllocationDoc | null>;
+  markSettled(chain: Chain, key: string): Promise<void>;
 }
 
 export const allocationId = (purpose: AddressPurpose, ref: string) => `${purpose}:${ref}`;
@@ -154,5 +157,8 @@ export function createAllocationStore(db: Db): AllocationStore {
     watchedOn: (chain) => watches.find({ chain }).toArray(),
     findWatch: (chain, key) => watches.findOne({ _id: `${chain}:${key}` }),
     get: (id) => allocations.findOne({ _id: id }),
+    async markSettled(chain, key) {
+      await watches.updateOne({ _id: `${chain}:${key}` }, { $set: { settled: true } });
+    },
   };
 }

@@ -81,7 +81,7 @@ export function createConsolidator(deps: ConsolidatorDeps) {
     if (doc.status === "due") {
       const balance = await custody.tokenBalance(doc.address, doc.mint);
       if (new Decimal(balance).lte(deps.sweepMin(doc.chain))) {
-        await sweeps.remove(doc);
+        await sweeps.finish(doc);
         return;
       }
       const gas = await custody.sweepGasShortfall(doc.address, doc.mint, balance);
@@ -100,7 +100,7 @@ export function createConsolidator(deps: ConsolidatorDeps) {
       await sweeps.advance(doc, { status: "tokens" });
       return;
     }
-    await sweeps.remove(doc);
+    await sweeps.finish(doc);
     log.info(
       {
         chain: doc.chain,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Chain } from "@ramp/contracts";
+import { isDuplicateKey } from "@ramp/runtime";
 import type { Db } from "mongodb";
 
 /**
@@ -27,6 +28,8 @@ export interface SweepDoc {
   /** Transient failures of the current step, for the executor's retry bound. */
   attempts: number;
   reason: string | null;
+  /** Became due again while a round was under way (a deposit arrived meanwhile): one more round follows. */
+  again?: boolean;
   dueAt: Date;
   updatedAt: Date;
 }
@@ -42,7 +45,8 @@ export interface SweepStore {
   advance(doc: SweepDoc, set: Partial<SweepDoc>): Promise<boolean>;
   /** Counts a transient failure of the current step. */
   failedAttempt(doc: SweepDoc, reason: string): Promise<void>;
-  remove(doc: SweepDoc): Promise<void>;
+  /** The round is done: removed, or due again for one more round if more arrived meanwhile. */
+  finish(doc: SweepDoc): Promise<void>;
 }
 
 export function createSweepStore(db: Db): SweepStore {
@@ -59,24 +63,26 @@ export function createSweepStore(db: Db): SweepStore {
     },
     async markDue(target, key) {
       const now = new Date();
-      await sweeps.updateOne(
-        { _id: `${target.chain}:${key}:${target.mint}` },
-        {
-          $setOnInsert: {
-            ...target,
-            status: "due",
-            cycle: randomUUID(),
-            round: 0,
-            amount: null,
-            gas: null,
-            attempts: 0,
-            reason: null,
-            dueAt: now,
-            updatedAt: now,
-          },
-        },
-        { upsert: true },
-      );
+      const doc: SweepDoc = {
+        _id: `${target.chain}:${key}:${target.mint}`,
+        ...target,
+        status: "due",
+        cycle: randomUUID(),
+        round: 0,
+        amount: null,
+        gas: null,
+        attempts: 0,
+        reason: null,
+        dueAt: now,
+        updatedAt: now,
+      };
+      try {
+        await sweeps.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // Under way already: what arrived since its balance reading gets a round of its own.
+        await sweeps.updateOne({ _id: doc._id, status: { $ne: "held" } }, { $set: { again: true } });
+      }
     },
     pending: (limit) =>
       sweeps
@@ -96,8 +102,21 @@ export function createSweepStore(db: Db): SweepStore {
         $set: { reason, updatedAt: new Date() },
       });
     },
-    async remove(doc) {
-      await sweeps.deleteOne(current(doc));
+    async finish(doc) {
+      const gone = await sweeps.deleteOne({ ...current(doc), again: { $ne: true } });
+      if (gone.deletedCount === 1) return;
+      await sweeps.updateOne(current(doc), {
+        // A new cycle: new request ids, and its own rounds.
+        $set: {
+          status: "due",
+          cycle: randomUUID(),
+          round: 0,
+          again: false,
+          amount: null,
+          gas: null,
+          attempts: 0,
+        },
+      });
     },
   };
 }

@@ -12,6 +12,7 @@ export interface PollLoopDeps {
   deposits: DepositStore;
   cursors: CursorStore;
   intervalMs: number;
+  onLateDeposit?: (watch: WatchDoc, mint: string) => Promise<void>;
   log: Logger;
 }
 
@@ -28,6 +29,8 @@ export async function recordTransfers(
   watched: WatchDoc[],
   deposits: DepositStore,
   log: Logger,
+  /** Told of each deposit stored for the first time on an address whose order already settled. */
+  onLateDeposit?: (watch: WatchDoc, mint: string) => Promise<void>,
 ): Promise<number> {
   const byKey = new Map(watched.map((w) => [w.key, w]));
   let created = 0;
@@ -49,7 +52,9 @@ export async function recordTransfers(
       purpose: w.purpose,
       ref: w.ref,
     });
-    if (stored.created) created++;
+    if (!stored.created) continue;
+    created++;
+    if (w.settled) await onLateDeposit?.(w, t.mint);
   }
   return created;
 }
@@ -73,7 +78,7 @@ export function startPollLoop(deps: PollLoopDeps): { stop(): Promise<void>; tick
         cursor,
         watched.map((w) => ({ address: w.address, mints: w.mints })),
       );
-      await recordTransfers(chain, result.transfers, watched, deps.deposits, log);
+      await recordTransfers(chain, result.transfers, watched, deps.deposits, log, deps.onLateDeposit);
       if (result.cursor === cursor) return;
       await deps.cursors.set(chain, result.cursor);
     }

@@ -1,6 +1,6 @@
 import { badRequest, type ReindexAcceptedDto, type ReindexCommand } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
-import type { AllocationStore } from "../allocation/allocation-store.ts";
+import type { AllocationStore, WatchDoc } from "../allocation/allocation-store.ts";
 import type { ChainRegistry } from "../chains/registry.ts";
 import type { DepositStore } from "../deposits/deposit-store.ts";
 import { recordTransfers } from "./poll-loop.ts";
@@ -16,6 +16,7 @@ export function createReindex(deps: {
   allocations: AllocationStore;
   deposits: DepositStore;
   log: Logger;
+  onLateDeposit?: (watch: WatchDoc, mint: string) => Promise<void>;
 }) {
   return async (req: ReindexCommand): Promise<ReindexAcceptedDto> => {
     const { chain } = req;
@@ -42,7 +43,14 @@ export function createReindex(deps: {
         range,
         watched.map((w) => ({ address: w.address, mints: w.mints })),
       );
-      const created = await recordTransfers(chain, transfers, watched, deps.deposits, deps.log);
+      const created = await recordTransfers(
+        chain,
+        transfers,
+        watched,
+        deps.deposits,
+        deps.log,
+        deps.onLateDeposit,
+      );
       deps.log.info(
         {
           chain,
