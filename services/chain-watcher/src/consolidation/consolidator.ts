@@ -46,7 +46,10 @@ export function createConsolidator(deps: ConsolidatorDeps) {
   /** Runs one step's transfer (a no-op once it exists) and answers where it stands. */
   async function step(doc: SweepDoc, kind: "gas" | "tokens", custody: Custody) {
     const requestId = sweepRequestId(doc, kind);
-    if (!(await transfers.get(requestId))) {
+    // Not claimed yet, or claimed by a run that died before signing (the executor takes such a claim
+    // over once it is stale): executed; anything further along is the tracker's to follow.
+    const existing = await transfers.get(requestId);
+    if (!existing || existing.status === "preparing") {
       const cmd =
         kind === "gas"
           ? {
