@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, apiClient } from "./fault/api-client.ts";
 import { faultStackOptions } from "./fault/fault-stack.ts";
@@ -87,6 +88,7 @@ describe("consolidation with chain-watcher killed (kill -9) midway", () => {
         );
       }
     } catch (err) {
+      // What was left, for whoever reads a failed run.
       console.log(JSON.stringify(await db.collection("sweeps").find().toArray(), null, 1));
       console.log(
         JSON.stringify(
@@ -96,9 +98,7 @@ describe("consolidation with chain-watcher killed (kill -9) midway", () => {
         ),
       );
       console.log(JSON.stringify(orders));
-      console.log(
-        (await import("node:fs")).readFileSync(stack.logFile("chain-watcher"), "utf8").slice(-6000),
-      );
+      console.log(readFileSync(stack.logFile("chain-watcher"), "utf8").slice(-6000));
       throw err;
     }
     await eventually(
