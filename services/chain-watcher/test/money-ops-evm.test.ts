@@ -5,7 +5,7 @@ import { Contract, NonceManager, parseEther } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
-import { settleOfframp } from "./support/settled.ts";
+import { settleOfframp, settlePayment } from "./support/settled.ts";
 
 /**
  * Money operations on an EVM chain (anvil): consolidation of a settled offramp's deposit address into
@@ -109,6 +109,20 @@ describe("consolidation on anvil", () => {
     expect(await balanceOf(treasury)).toBe(before + 40_000_000n);
     expect(await anvil.provider.getTransactionCount(treasury)).toBe(treasuryNonce + 1);
     expect(await anvil.provider.getTransactionCount(address)).toBe(1);
+  });
+
+  it("moves a successful token payment's tokens to the treasury", async () => {
+    const { address } = await callRpc(h.nc, Rpc.addressAllocate, {
+      chain: "BASE",
+      purpose: "payment",
+      ref: "pay-1",
+      mints: [tokenAddress],
+    });
+    await (await token.getFunction("mint")(address, 10_100_000n)).wait();
+    const before = await balanceOf(treasury);
+    await settlePayment(h, { id: "pay-1", chain: "BASE", address, mint: tokenAddress });
+    await eventually(async () => ((await balanceOf(address)) === 0n ? true : undefined), 30_000);
+    expect(await balanceOf(treasury)).toBe(before + 10_100_000n);
   });
 
   it("leaves a balance at or below SWEEP_MIN_BASE where it is", async () => {

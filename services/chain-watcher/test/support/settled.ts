@@ -46,3 +46,32 @@ export async function settleOfframp(
     await publish(js, Events.orderStatusChanged, ev, `order:${order.id}:COMPLETED:${i}`);
   }
 }
+
+/** Announces the token payment `id` SUCCESSFUL, paid to `address`, as orders does. */
+export async function settlePayment(
+  h: Harness,
+  payment: { id: string; chain: Chain; address: string; mint: string },
+): Promise<void> {
+  const { js } = await ensureStreams(h.nc);
+  const now = new Date().toISOString();
+  const ev = {
+    businessId: "b1",
+    apiKeyId: "k1",
+    payment: {
+      id: payment.id,
+      status: "SUCCESSFUL" as const,
+      method: "TOKEN" as const,
+      amount: 10,
+      fee: 0.1,
+      totalAmount: 10.1,
+      currency: null,
+      chain: payment.chain,
+      mint: payment.mint,
+      reference: null,
+      createdAt: now,
+      expiresAt: now,
+      token: { address: payment.address, chain: payment.chain, mint: payment.mint, amount: 10.1 },
+    },
+  };
+  await publish(js, Events.paymentSettled, ev, `payment:${payment.id}:SUCCESSFUL`);
+}
