@@ -1,4 +1,4 @@
-// `npm test`: typecheck → lint → every test, the order CI runs them in.
+// `npm test`: typecheck → lint → import structure → every test, the order CI runs them in.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -36,6 +36,8 @@ ensurePostgres();
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);
 step("typecheck (root scripts)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json"]);
 step("lint", "pnpm", ["exec", "biome", "check", "--error-on-warnings", "."]);
+// Import cycles, cross-service imports and imports back up a service's floors (.dependency-cruiser.cjs).
+step("structure", "pnpm", ["run", "--silent", "check:structure"]);
 // Besides the usual report, a JUnit file that CI systems read, and one plain summary line (no colour
 // codes) that a log reader can find whatever the terminal made of vitest's own.
 const JUNIT = ".data/test-results/junit.xml";

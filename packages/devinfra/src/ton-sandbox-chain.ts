@@ -1,6 +1,7 @@
 import { type Address, beginCell, toNano } from "@ton/core";
 import { Blockchain } from "@ton/sandbox";
-import { mintJetton, SandboxTonRpc, startToncenterServer, testJetton } from "./ton-sandbox-rpc.ts";
+import { mintJetton, testJetton } from "./ton-jetton.ts";
+import { SandboxTonRpc, startToncenterServer } from "./ton-sandbox-rpc.ts";
 
 export const TON_DECIMALS = 6;
 /** TEP-74 `transfer`, sent to one's own jetton wallet. */

@@ -36,6 +36,7 @@ import { consoleChainOpsRoutes } from "./routes/console-chain-ops.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { consoleRateRoutes } from "./routes/console-rates.ts";
+import { consoleTransactionRoutes } from "./routes/console-transactions.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
@@ -144,6 +145,7 @@ export function createApp(deps: AppDeps) {
   consoleAuditRoutes(register, deps.console.audit);
   consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
   consoleRateRoutes(register, deps.nc);
+  consoleTransactionRoutes(register, deps.nc, deps.now ?? Date.now);
   consoleChainOpsRoutes(register, deps.nc);
   consolePeopleRoutes(register, {
     ...deps.console,

@@ -43,8 +43,8 @@ beforeAll(async () => {
   gw = await startConsoleGateway({ sandbox: true, name: "console_people" });
   // Real pricing, so the rate routes of the matrix answer as they would.
   pricing = await startPricing(loadPricingConfig(gw.envFor("pricing")));
-  businessA = (await gw.keys.createBusiness("A", 0)).id;
-  businessB = (await gw.keys.createBusiness("B", 0)).id;
+  businessA = (await gw.keys.createBusiness("A")).id;
+  businessB = (await gw.keys.createBusiness("B")).id;
   ids.admin = await addPerson("admin", "operator", "Admin@Example.com");
   as.admin = (await signIn(gw.app, "admin@example.com", PASSWORD)).browser;
   for (const role of ["operator", "viewer"]) {
@@ -229,6 +229,10 @@ describe("TOTP", () => {
     });
     expect(good.status).toBe(200);
     expect(((await good.json()) as { totpEnabled: boolean }).totpEnabled).toBe(true);
+    // Kept encrypted: a copy of the database alone cannot make codes.
+    const stored = await gw.db.collection("people").findOne({ email });
+    expect(stored?.totpSecret).toMatch(/^v1:/);
+    expect(JSON.stringify(stored)).not.toContain(secret);
 
     const without = await signIn(gw.app, email, PASSWORD);
     expect(without.res.status).toBe(401);
@@ -294,6 +298,10 @@ const allowed: Record<string, string[]> = {
   consoleKeySecretRotate: ["admin", "operator", "member-owner"],
   consoleDeliveryList: ALL,
   consoleDeliveryRedeliver: ["admin", "operator", "member-owner", "member-developer"],
+  consoleTransactionList: ALL,
+  consoleTransactionExport: ALL,
+  consoleTransactionGet: ALL,
+  consoleOverview: ALL,
   consoleBusinessList: OPS,
   consoleBusinessCreate: ["admin", "operator"],
   consoleBusinessUpdate: ["admin", "operator"],

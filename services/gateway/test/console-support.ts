@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ChangeFeeds, CSRF_HEADER, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
@@ -37,11 +37,12 @@ export interface ConsoleGateway {
   stop(): Promise<void>;
 }
 
-/** `realDispatcher`: no webhook-dispatcher stand-in, the test starts the real one. */
+/** `realDispatcher` / `realPricing`: no stand-in for that service, the test starts the real one. */
 export async function startConsoleGateway(opts: {
   sandbox: boolean;
   name: string;
   realDispatcher?: boolean;
+  realPricing?: boolean;
 }): Promise<ConsoleGateway> {
   const log = createLogger("gateway-test", "silent");
   const nats: TestNats = await startTestNats(inject("natsBin"), inject("testDataDir"));
@@ -52,6 +53,7 @@ export async function startConsoleGateway(opts: {
     ...nats.envFor("gateway"),
     MONGODB_URI: inject("mongoUrl"),
     ADMIN_TOKEN,
+    CONSOLE_SECRET_KEY: "5e".repeat(32),
     RAMP_SANDBOX: String(opts.sandbox),
     LOG_LEVEL: "silent",
   });
@@ -63,7 +65,11 @@ export async function startConsoleGateway(opts: {
   await keys.init();
   await idempotency.init();
   const rates = createRateCache(nc, log);
-  const consoleStores = await openConsoleStores(db, { idleSeconds: IDLE_SECONDS, now });
+  const consoleStores = await openConsoleStores(db, {
+    idleSeconds: IDLE_SECONDS,
+    now,
+    secretKey: randomBytes(32),
+  });
   const app = createApp({
     config,
     nc,
@@ -78,16 +84,36 @@ export async function startConsoleGateway(opts: {
   // Stand-ins for the services the console's writes go through, connected as their owners.
   const pricing = await nats.connectAs("pricing");
   const dispatcher = await nats.connectAs("webhook-dispatcher");
+  const orders = await nats.connectAs("orders");
   const profiles: unknown[] = [];
-  const stoppers: Stoppable[] = [
-    idempotency,
-    rates,
-    feed,
-    serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
-      profiles.push(req);
-      return { ok: true as const };
+  /** The pricing stand-in's fees, as its profiles.get answers them. */
+  const fees = new Map<string, number>();
+  const stoppers: Stoppable[] = [idempotency, rates, feed];
+  if (!opts.realPricing) {
+    stoppers.push(
+      serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
+        profiles.push(req);
+        fees.set(req.businessId, req.feeBps);
+        return { ok: true as const };
+      }),
+      serveRpc(pricing, Rpc.profilesGet, "pricing", log, async ({ businessIds }) => ({
+        feeBps: Object.fromEntries(businessIds.map((id) => [id, fees.get(id) ?? 0])),
+      })),
+    );
+  }
+  // Orders' answers to the console's transaction routes: none of its orders exist here (e2e has them).
+  stoppers.push(
+    serveRpc(orders, Rpc.transactionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
+    serveRpc(orders, Rpc.transactionExport, "orders", log, async () => ({ data: [], next: "" })),
+    serveRpc(orders, Rpc.transactionTimeline, "orders", log, async () => {
+      throw notFound("Transaction not found");
     }),
-  ];
+    serveRpc(orders, Rpc.transactionOverview, "orders", log, async ({ from, to }) => ({
+      from,
+      to,
+      days: [],
+    })),
+  );
   if (!opts.realDispatcher) {
     stoppers.push(
       serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
@@ -115,7 +141,7 @@ export async function startConsoleGateway(opts: {
     }),
     async stop() {
       for (const s of stoppers) await s.stop();
-      await Promise.all([nc.close(), pricing.close(), dispatcher.close()]);
+      await Promise.all([nc.close(), pricing.close(), dispatcher.close(), orders.close()]);
       await client.close();
       await nats.stop();
     },

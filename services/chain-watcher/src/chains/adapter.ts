@@ -93,6 +93,10 @@ export interface Rescanner {
 
 export interface ChainAdapter {
   readonly chain: Chain;
+  /** Where transfers are sent from; none on the sandbox adapter. */
+  readonly treasuryAddress?: string;
+  /** Lets go of what the adapter holds open (an RPC provider's timers); an adapter holding nothing has none. */
+  close?(): void;
   /** Absent where there is no real chain (the sandbox adapter). */
   readonly custody?: Custody;
   readonly rescanner?: Rescanner;

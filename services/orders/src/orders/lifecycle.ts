@@ -1,21 +1,11 @@
-import type { NatsConnection } from "@nats-io/transport-node";
 import { type DepositObserved, type FiatDepositReceived, Rpc } from "@ramp/contracts";
-import { callRpc, type Logger, type TraceContext } from "@ramp/runtime";
-import type { Payments } from "../payments/payments.ts";
+import { callRpc, type TraceContext } from "@ramp/runtime";
 import { openBankAccountOrder } from "./bank-account-orders.ts";
+import type { LifecycleDeps } from "./lifecycle-deps.ts";
 import { createOfframpLifecycle } from "./offramp-lifecycle.ts";
 import { createOnrampLifecycle } from "./onramp-lifecycle.ts";
 import type { OrderDoc } from "./order-doc.ts";
-import type { OrdersStore } from "./orders-store.ts";
-import type { FundsOutcome, LandedFunds, ReceivedFunds } from "./received-funds.ts";
-
-export interface LifecycleDeps {
-  nc: NatsConnection;
-  store: OrdersStore;
-  payments: Payments;
-  funds: ReceivedFunds;
-  log: Logger;
-}
+import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
 
 /**
  * Order reactions to the outside world. Each handler is idempotent: every state change is claimed by

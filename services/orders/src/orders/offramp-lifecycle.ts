@@ -1,7 +1,7 @@
 import { Commands, normalizeAddress, type PayoutResult } from "@ramp/contracts";
 import { outboxEntry, type TraceContext } from "@ramp/runtime";
-import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
-import type { LifecycleDeps } from "./lifecycle.ts";
+import { priceLanded, quoteOfframp } from "../pricing/quotes.ts";
+import type { LifecycleDeps } from "./lifecycle-deps.ts";
 import type { OrderDoc } from "./order-doc.ts";
 import { finishProcessing, moveOnFunds } from "./order-moves.ts";
 import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
@@ -50,7 +50,7 @@ export function createOfframpLifecycle(deps: LifecycleDeps) {
       const answer = {
         ok: ev.status === "COMPLETED",
         cause: `payout:${ev.reference}`,
-        set: {},
+        set: { payoutReference: ev.reference },
         errorReason: ev.reason ?? "payout rejected",
       };
       await finishProcessing(store, ev.orderId, answer, trace);

@@ -1,8 +1,8 @@
 import { Commands, type TransferResult } from "@ramp/contracts";
 import { outboxEntry, type TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
-import { priceLanded, quoteOnramp } from "../quotes/quotes.ts";
-import type { LifecycleDeps } from "./lifecycle.ts";
+import { priceLanded, quoteOnramp } from "../pricing/quotes.ts";
+import type { LifecycleDeps } from "./lifecycle-deps.ts";
 import type { OrderDoc } from "./order-doc.ts";
 import { finishProcessing, moveOnFunds } from "./order-moves.ts";
 import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
