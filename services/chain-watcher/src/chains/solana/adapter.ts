@@ -28,7 +28,7 @@ import {
 } from "./derive.ts";
 import type { WatchedTokenAccount } from "./parse-transfers.ts";
 import { type SolanaRpc, solanaRpc } from "./rpc.ts";
-import { decodeCursor, type ScanOptions, scanTokenAccount } from "./watch.ts";
+import { decodeCursor, observed, type ScanOptions, scanTokenAccount } from "./watch.ts";
 
 export interface SolanaAdapterOptions {
   mnemonic: string;
@@ -128,16 +128,7 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & 
     const transfers: ObservedTransfer[] = [];
     for (const target of targets) {
       const scan = await scanTokenAccount(rpc, target, state[target.ata], opts);
-      for (const t of scan.transfers) {
-        transfers.push({
-          txId: t.signature,
-          index: t.index,
-          to: t.owner,
-          mint: t.mint,
-          amount: t.amount,
-          sender: t.sender,
-        });
-      }
+      transfers.push(...scan.transfers.map(observed));
       if (scan.last) state[target.ata] = scan.last;
     }
     // Accounts no longer watched keep their entry, so watching them again does not replay history.

@@ -6,7 +6,7 @@ import { formatUnits, parseUnits } from "../shared/units.ts";
 import { buildTokenTransfer } from "./delivery.ts";
 import type { WatchedTokenAccount } from "./parse-transfers.ts";
 import type { SolanaRpc } from "./rpc.ts";
-import { type ScanOptions, scanSlotRange } from "./watch.ts";
+import { observed, type ScanOptions, scanSlotRange } from "./watch.ts";
 
 const LAMPORTS_DECIMALS = 9;
 /** Slots one reindex may cover: about a day at 400 ms a slot. */
@@ -92,16 +92,7 @@ export function createSolanaRescanner(deps: {
       const opts = await deps.scan(targets.map((t) => t.mint));
       const out = [];
       for (const target of targets) {
-        for (const t of await scanSlotRange(deps.rpc, target, range, opts)) {
-          out.push({
-            txId: t.signature,
-            index: t.index,
-            to: t.owner,
-            mint: t.mint,
-            amount: t.amount,
-            sender: t.sender,
-          });
-        }
+        out.push(...(await scanSlotRange(deps.rpc, target, range, opts)).map(observed));
       }
       return out;
     },

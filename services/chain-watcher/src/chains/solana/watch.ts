@@ -1,7 +1,18 @@
 import { type ConfirmedSignatureInfo, type Finality, PublicKey } from "@solana/web3.js";
 import { z } from "zod";
+import type { ObservedTransfer } from "../adapter.ts";
 import { parseSolanaTransfers, type SolanaTransfer, type WatchedTokenAccount } from "./parse-transfers.ts";
 import type { SolanaRpc } from "./rpc.ts";
+
+/** A Solana deposit as the adapter seam reports it. */
+export const observed = (t: SolanaTransfer): ObservedTransfer => ({
+  txId: t.signature,
+  index: t.index,
+  to: t.owner,
+  mint: t.mint,
+  amount: t.amount,
+  sender: t.sender,
+});
 
 /** The persisted cursor: per token account, the newest signature already handled. */
 const Cursor = z.record(z.string(), z.string());
