@@ -21,6 +21,7 @@ const LAYERS = {
     ["tokens", "tokens/"],
     ["records", "allocation/|deposits/"],
     ["loops", "transfers/|watcher/"],
+    ["money", "consolidation/|treasury/"],
     ["sandbox", "sandbox-deposit\\.ts$"],
     ["boot", "(service|main|index)\\.ts$"],
   ],

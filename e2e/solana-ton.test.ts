@@ -1,15 +1,14 @@
 import { DEV_MNEMONIC, deriveTonTreasuryWallet } from "@ramp/chain-watcher";
-import { sleep } from "@ramp/devinfra/testing";
-import { beginCell, storeMessage } from "@ton/core";
-
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   SOLANA_DECIMALS,
   type SolanaLiteSvmChain,
   startSolanaLiteSvmChain,
-} from "./support/solana-litesvm-chain.ts";
+} from "@ramp/devinfra/litesvm-chain";
+import { sleep } from "@ramp/devinfra/testing";
+import { startTonSandboxChain, TON_DECIMALS, type TonSandboxChain } from "@ramp/devinfra/ton-chain";
+import { beginCell, storeMessage } from "@ton/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
-import { startTonSandboxChain, TON_DECIMALS, type TonSandboxChain } from "./support/ton-sandbox-chain.ts";
 
 /**
  * Issue 6 end to end on the non-EVM runtimes: chain-watcher runs its real Solana and TON adapters

@@ -6,6 +6,7 @@ import {
   SetMarketRateRequest,
 } from "./http/admin.ts";
 import { AuditFilter, AuditPage, AuditQuery } from "./http/audit.ts";
+import { ReindexAcceptedDto, ReindexParams, ReindexRequest, TreasuryDto } from "./http/chain-ops.ts";
 import {
   ConsoleListQuery,
   ConsoleUser,
@@ -513,5 +514,28 @@ export const ConsoleRoutes = {
     query: ReconciliationQuery,
     ok: { status: 200, schema: ReconciliationDto },
     errors: [400, 403],
+  },
+  consoleTreasury: {
+    method: "get",
+    path: "/console/v1/treasury",
+    summary: "Each served chain's treasury: native and stablecoin balances against TREASURY_MIN_<CHAIN>",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsRead,
+    ok: { status: 200, schema: TreasuryDto },
+    errors: [403],
+  },
+  consoleChainReindex: {
+    method: "post",
+    path: "/console/v1/chains/{chain}/reindex",
+    summary:
+      "Scan a bounded range again (blocks on EVM, slots on Solana, logical time on TON): a transfer seen before changes nothing, a missed one flows as a deposit",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.operatorsWrite,
+    params: ReindexParams,
+    body: ReindexRequest,
+    ok: { status: 202, schema: ReindexAcceptedDto },
+    errors: [400, 403, 503],
   },
 } as const satisfies Record<string, RouteDef>;

@@ -6,6 +6,7 @@ export * from "./errors.ts";
 export * from "./http/admin.ts";
 export * from "./http/audit.ts";
 export * from "./http/banks.ts";
+export * from "./http/chain-ops.ts";
 export * from "./http/console.ts";
 export * from "./http/console-keys.ts";
 export * from "./http/console-transactions.ts";

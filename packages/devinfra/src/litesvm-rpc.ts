@@ -205,6 +205,8 @@ export class LiteSvmNode {
         };
         return { context, value };
       }
+      case "getSlot":
+        return this.#slot;
       case "getMinimumBalanceForRentExemption":
         return Number(this.svm.minimumBalanceForRentExemption(BigInt(Number(params[0]))));
       case "getLatestBlockhash":

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /**
  * One Prometheus registry per process. Services started in-process (tests) share it, which is why
@@ -55,5 +55,17 @@ export const webhookDuration = new Histogram({
   name: "ramp_webhook_attempt_duration_seconds",
   help: "Time a receiver took to answer a webhook delivery",
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+  registers: [metrics],
+});
+
+/**
+ * Each chain's treasury holdings as chain-watcher last read them, by asset symbol (the native coin and
+ * the stablecoin). A Prometheus sample is a float: fine for a dashboard and an alert threshold, never
+ * used for accounting (the console's treasury answer carries the exact decimal).
+ */
+export const treasuryBalance = new Gauge({
+  name: "ramp_treasury_balance",
+  help: "Treasury balance per chain and asset, in token units",
+  labelNames: ["chain", "asset"] as const,
   registers: [metrics],
 });

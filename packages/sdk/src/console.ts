@@ -17,6 +17,8 @@ import type {
   CreateKeyRequest,
   CreateMemberRequest,
   CreateOperatorRequest,
+  ExceptionDto,
+  ExceptionQuery,
   JsonBody,
   KeyListQuery,
   MemberDto,
@@ -27,12 +29,20 @@ import type {
   RateHistoryEntryDto,
   RateHistoryQuery,
   RatesDto,
+  ReconciliationDto,
+  ReconciliationQuery,
+  RefundDto,
+  RefundRequest,
+  ReindexAcceptedDto,
+  ReindexRequest,
   RotatedSecretDto,
   SessionDto,
   SetMarketRateRequest,
   SignInRequest,
+  TokenRefundRequest,
   TotpEnrolmentDto,
   TransactionDto,
+  TreasuryDto,
   UpdateBusinessRequest,
   WebhookSecretDto,
   WebhookTestResultDto,
@@ -153,6 +163,27 @@ export function createConsoleClient(opts: ConsoleClientOptions) {
         send<string>("GET", "/transactions/export", q, undefined, true),
     },
     overview: (q?: Filter<typeof OverviewQuery>) => send<OverviewDto>("GET", "/overview", q),
+    exceptions: {
+      list: (q?: Filter<typeof ExceptionQuery>) => send<Page<ExceptionDto>>("GET", "/exceptions", q),
+      resolve: (id: string, note: string) =>
+        send<void>("POST", `/exceptions/${seg(id)}/resolve`, undefined, { note }),
+    },
+    refunds: {
+      /** A received fund that was not applied: tokens to `toAddress`, or fiat to a bank account. */
+      fund: (fundId: string, b: In<typeof RefundRequest>) =>
+        send<RefundDto>("POST", `/funds/${seg(fundId)}/refund`, undefined, b),
+      /** An ERROR offramp's tokens (the order stays ERROR). */
+      order: (orderId: string, b: In<typeof TokenRefundRequest>) =>
+        send<RefundDto>("POST", `/transactions/${seg(orderId)}/refund`, undefined, b),
+    },
+    /** A UTC day's books; `csv: true` asks for the CSV. */
+    reconciliation: (q: Filter<typeof ReconciliationQuery>) =>
+      send<ReconciliationDto>("GET", "/reconciliation", q),
+    reconciliationCsv: (q: Filter<typeof ReconciliationQuery>) =>
+      send<string>("GET", "/reconciliation", q, undefined, true),
+    treasury: () => send<TreasuryDto>("GET", "/treasury"),
+    reindex: (chain: string, b: In<typeof ReindexRequest>) =>
+      send<ReindexAcceptedDto>("POST", `/chains/${seg(chain)}/reindex`, undefined, b),
     businesses: {
       list: (q?: Filter<typeof ConsoleListQuery>) => send<Page<BusinessDto>>("GET", "/businesses", q),
       create: (b: In<typeof CreateBusinessRequest>) =>

@@ -105,6 +105,13 @@ describe("the console client's requests", () => {
     await c.transactions.get(id);
     await c.transactions.export();
     await c.overview();
+    await c.exceptions.list({ kind: "stuck" });
+    await c.exceptions.resolve(id, "done");
+    await c.refunds.fund(`fiat:${id}`, { bankCode: "000013", accountNumber: "0123456789" });
+    await c.refunds.order(id, { toAddress: "0xabc" });
+    await c.reconciliation({ date: "2026-11-26" });
+    await c.treasury();
+    await c.reindex("BASE", { from: 1, to: 2 });
     await c.businesses.list();
     await c.businesses.create({ name: "b" });
     await c.businesses.update(id, { suspended: true });

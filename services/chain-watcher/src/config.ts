@@ -32,6 +32,12 @@ export const ChainWatcherConfig = BaseConfig.extend({
   ...perChain("STABLECOIN_DECIMALS", optionalInt),
   ...perChain("CONFIRMATIONS", optionalInt),
   POLL_INTERVAL_MS: envInt(2_000),
+  /** Stablecoin balance below which a chain's treasury counts as low (token units); unset: never low. */
+  ...perChain("TREASURY_MIN", Decimal.optional()),
+  /** A settled deposit address holding this much or less of a token is left as it is (token units). */
+  ...perChain("SWEEP_MIN", Decimal.default("0")),
+  /** How often treasury balances are read for the `ramp_treasury_balance` gauge. */
+  TREASURY_CHECK_INTERVAL_MS: envInt(60_000),
   /** How long a replica's turn at polling a chain outlives its last renewal; another takes over after it. */
   LEASE_TTL_MS: envInt(6_000),
   /** Largest block range one eth_getLogs call covers. */

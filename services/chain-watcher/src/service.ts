@@ -5,6 +5,9 @@ import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
 import { buildChainRegistry } from "./chains/registry.ts";
 import { type ChainWatcherConfig, custodyMnemonic, solUsdPrice } from "./config.ts";
+import { createConsolidator } from "./consolidation/consolidator.ts";
+import { createSettledHandlers } from "./consolidation/settled.ts";
+import { createSweepStore } from "./consolidation/sweep-store.ts";
 import { createDepositStore } from "./deposits/deposit-store.ts";
 import { createPriceFeed, parsePriceTable } from "./prices/price-feed.ts";
 import { createSandboxDeposit } from "./sandbox-deposit.ts";
@@ -16,8 +19,12 @@ import { createTransferExecutor } from "./transfers/transfer-executor.ts";
 import { transferStatuses } from "./transfers/transfer-status.ts";
 import { createTransferStore } from "./transfers/transfer-store.ts";
 import { startTransferTracker } from "./transfers/transfer-tracker.ts";
+import { createTreasuryReader, startTreasuryWatch } from "./treasury/treasury.ts";
+import { createTreasuryLowSignals } from "./treasury/treasury-low.ts";
 import { createCursorStore } from "./watcher/cursor-store.ts";
 import { startPollLoop } from "./watcher/poll-loop.ts";
+import { createReindex } from "./watcher/reindex.ts";
+import { repeatEvery } from "./watcher/repeat.ts";
 
 const QUEUE = "chain-watcher";
 
@@ -42,7 +49,13 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const deposits = createDepositStore(db, js, log, createDescribeToken(tokens));
     const transfers = createTransferStore(db, js, claims, log);
     const cursors = createCursorStore(db);
-    await Promise.all([allocations.ensureIndexes(), deposits.ensureIndexes(), transfers.ensureIndexes()]);
+    const sweeps = createSweepStore(db);
+    await Promise.all([
+      allocations.ensureIndexes(),
+      deposits.ensureIndexes(),
+      transfers.ensureIndexes(),
+      sweeps.ensureIndexes(),
+    ]);
 
     const withSendLock = createSendLock(claims);
     const senders = createSenders({
@@ -60,6 +73,12 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     const allocate = createAllocator(allocations, registry, log);
     const tokenInfo = createTokenInfo({ ...tokens, solUsdPrice: solUsdPrice(config) });
 
+    const settled = createSettledHandlers({
+      allocations,
+      sweeps,
+      consolidates: (chain) => registry.get(chain).adapter?.custody !== undefined,
+      log,
+    });
     const parts: Stoppable[] = [{ stop: async () => registry.stop() }];
     parts.push(
       deposits.startSweeper(config.POLL_INTERVAL_MS),
@@ -91,6 +110,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
             deposits,
             cursors,
             intervalMs: config.POLL_INTERVAL_MS,
+            onLateDeposit: settled.onLateDeposit,
             log,
           }),
         ),
@@ -109,6 +129,37 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
         }),
       ),
     );
+    const consolidator = createConsolidator({
+      sweeps,
+      transfers,
+      executor,
+      custody: (chain) => registry.get(chain).adapter?.custody,
+      sweepMin: (chain) => config[`SWEEP_MIN_${chain}`],
+      maxAttempts: config.TRANSFER_MAX_ATTEMPTS,
+      log,
+    });
+    parts.push(
+      await leased("consolidate", () =>
+        repeatEvery(config.POLL_INTERVAL_MS, consolidator.tick, (err) =>
+          log.warn({ err }, "consolidation failed; will retry"),
+        ),
+      ),
+    );
+    parts.push(
+      await consume(nc, {
+        ...Consumers.chainWatcherSettledOrders,
+        log,
+        handler: (ev) => settled.onOrderStatus(ev),
+      }),
+      await consume(nc, {
+        ...Consumers.chainWatcherSettledPayments,
+        log,
+        handler: (ev) => settled.onPaymentSettled(ev),
+      }),
+    );
+    const treasury = createTreasuryReader({ registry, minimum: (chain) => config[`TREASURY_MIN_${chain}`] });
+    const signalLow = createTreasuryLowSignals({ db, js, log });
+    parts.push(startTreasuryWatch(treasury, config.TREASURY_CHECK_INTERVAL_MS, log, signalLow));
     parts.push(
       await consume(nc, {
         ...Consumers.chainWatcherTransfers,
@@ -123,6 +174,14 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       serveRpc(nc, Rpc.addressAllocate, QUEUE, log, async (req) => ({ address: await allocate(req) })),
       serveRpc(nc, Rpc.tokenInfo, QUEUE, log, tokenInfo),
       serveRpc(nc, Rpc.transfersStatus, QUEUE, log, transferStatuses(db)),
+      serveRpc(nc, Rpc.chainTreasury, QUEUE, log, async () => ({ data: await treasury.read() })),
+      serveRpc(
+        nc,
+        Rpc.chainReindex,
+        QUEUE,
+        log,
+        createReindex({ registry, allocations, deposits, log, onLateDeposit: settled.onLateDeposit }),
+      ),
     );
     if (config.RAMP_SANDBOX) {
       parts.push(

@@ -32,6 +32,7 @@ import { dependencyStates } from "./readiness.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
+import { consoleChainOpsRoutes } from "./routes/console-chain-ops.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consoleMoneyRoutes } from "./routes/console-money.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
@@ -147,6 +148,7 @@ export function createApp(deps: AppDeps) {
   consoleRateRoutes(register, deps.nc);
   consoleMoneyRoutes(register, deps.nc);
   consoleTransactionRoutes(register, deps.nc, deps.now ?? Date.now);
+  consoleChainOpsRoutes(register, deps.nc);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
+import { ReindexAcceptedDto, ReindexCommand, TreasuryDto } from "../http/chain-ops.ts";
 import {
   ConsoleDeliveryPage,
   RateHistoryPage,
@@ -334,6 +335,10 @@ export const Rpc = {
       setupCostUsd: DecimalString,
     }),
   ),
+  /** Every served chain's treasury balances against its TREASURY_MIN_<CHAIN>. */
+  chainTreasury: rpc("ramp.chain.treasury.get", z.object({}), TreasuryDto),
+  /** Scan a bounded range of a chain again for transfers to watched addresses (400 past the bound). */
+  chainReindex: rpc("ramp.chain.reindex", ReindexCommand, ReindexAcceptedDto),
   sandboxChainDeposit: rpc(
     "ramp.chain.sandbox.deposit",
     z.object({ chain: Chain, address: z.string(), mint: z.string(), amount: DecimalString, ...Idempotent }),

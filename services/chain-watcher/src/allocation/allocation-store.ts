@@ -35,6 +35,8 @@ export interface WatchDoc {
   allocationId: string;
   /** `${chain}:${minute}` of its last change: how pollers find what changed since they last read. */
   changed?: string;
+  /** Its order settled: a deposit arriving later is consolidated too. */
+  settled?: boolean;
 }
 
 interface CounterDoc {
@@ -69,6 +71,8 @@ export interface AllocationStore {
    */
   watchedOn(chain: Chain): Promise<WatchDoc[]>;
   findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
+  get(id: string): Promise<AllocationDoc | null>;
+  markSettled(chain: Chain, key: string): Promise<void>;
 }
 
 export const allocationId = (purpose: AddressPurpose, ref: string) => `${purpose}:${ref}`;
@@ -186,5 +190,13 @@ export function createAllocationStore(db: Db): AllocationStore {
       return [...known.byId.values()];
     },
     findWatch: (chain, key) => watches.findOne({ _id: `${chain}:${key}` }),
+    get: (id) => allocations.findOne({ _id: id }),
+    async markSettled(chain, key) {
+      // A change like any other, so pollers reading only what changed see it.
+      await watches.updateOne(
+        { _id: `${chain}:${key}` },
+        { $set: { settled: true, changed: changedKey(chain, Date.now()) } },
+      );
+    },
   };
 }

@@ -46,12 +46,60 @@ export interface TransferRequest {
   amount: string;
 }
 
+/** A position range on a chain: blocks (EVM), slots (Solana) or logical times (TON), inclusive. */
+export interface ScanRange {
+  from: bigint;
+  to: bigint;
+}
+
+/**
+ * What money operations need of a chain beyond watching and paying: the treasury's balances, the gas
+ * top-up of a deposit address, and signing a deposit address's tokens over to the treasury. Amounts
+ * are decimal strings in token units.
+ */
+export interface Custody {
+  readonly treasuryAddress: string;
+  /** The chain's native coin: ETH, SOL, TON... */
+  readonly nativeSymbol: string;
+  nativeBalance(owner: string): Promise<string>;
+  tokenBalance(owner: string, mint: string): Promise<string>;
+  /**
+   * Native coin deposit `owner` still lacks to send `amount` of `mint` to the treasury once; "0" when
+   * it has enough or when the treasury pays the fee itself (Solana).
+   */
+  sweepGasShortfall(owner: string, mint: string, amount: string): Promise<string>;
+  /** Signs a native payment from the treasury to `recipient` (the gas top-up). */
+  prepareNative(req: { requestId: string; recipient: string; amount: string }): Promise<PreparedTransfer>;
+  /** Signs moving `amount` of `mint` from deposit address `index` to the treasury. */
+  prepareSweep(req: {
+    requestId: string;
+    index: number;
+    mint: string;
+    amount: string;
+  }): Promise<PreparedTransfer>;
+}
+
+/** Scanning a range again, whatever the cursor says (reindex). */
+export interface Rescanner {
+  /** What the range's positions are: blocks, slots or logical times. */
+  readonly unit: "block" | "slot" | "lt";
+  /** The widest range one reindex may ask for. */
+  readonly maxSpan: bigint;
+  /** The newest position the poll would read now (confirmations applied). */
+  head(): Promise<bigint>;
+  /** Transfers to `watched` inside `range`, read as the poll reads them. */
+  rescan(range: ScanRange, watched: WatchedAddress[]): Promise<ObservedTransfer[]>;
+}
+
 export interface ChainAdapter {
   readonly chain: Chain;
   /** Where transfers are sent from; none on the sandbox adapter. */
   readonly treasuryAddress?: string;
   /** Lets go of what the adapter holds open (an RPC provider's timers); an adapter holding nothing has none. */
   close?(): void;
+  /** Absent where there is no real chain (the sandbox adapter). */
+  readonly custody?: Custody;
+  readonly rescanner?: Rescanner;
   /** Deposit address for HD index `index` of this chain's family. Pure derivation, no I/O. */
   deriveAddress(index: number): string;
   /** Transfers to watched addresses with at least the configured confirmations, after `cursor`. */

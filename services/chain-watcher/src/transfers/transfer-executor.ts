@@ -1,10 +1,9 @@
-import type { TransferCommand } from "@ramp/contracts";
 import { isDuplicateKey, type Logger, type TraceContext } from "@ramp/runtime";
 import type { PreparedTransfer } from "../chains/adapter.ts";
 import { NonceTaken, TransferRejected } from "../chains/errors.ts";
 import type { SendLock } from "./send-lock.ts";
 import type { Senders } from "./senders.ts";
-import type { TransferDoc, TransferStore } from "./transfer-store.ts";
+import type { OutboundTransfer, TransferDoc, TransferStore } from "./transfer-store.ts";
 
 /** Signings of one transfer whose nonce another transaction took, before giving up for this round. */
 const RESIGN_ATTEMPTS = 3;
@@ -14,11 +13,13 @@ const pick = ({
   mint,
   recipient,
   amount,
-}: Pick<TransferCommand, "chain" | "mint" | "recipient" | "amount">) => ({
+  step,
+}: Pick<OutboundTransfer, "chain" | "mint" | "recipient" | "amount" | "step">) => ({
   chain,
   mint,
   recipient,
   amount,
+  ...(step ? { step } : {}),
 });
 
 /** A "preparing" claim older than this belongs to a run that died before signing. */
@@ -47,10 +48,10 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
    * is sent. Runs under the send lock.
    */
   async function send(
-    doc: Pick<TransferDoc, "_id" | "chain" | "mint" | "recipient" | "amount">,
+    doc: Pick<TransferDoc, "_id" | "chain" | "mint" | "recipient" | "amount" | "step">,
     signed: PreparedTransfer,
   ) {
-    const sender = senders.for(doc.chain, doc.mint);
+    const sender = senders.for(doc.chain, doc.mint, doc.step);
     let current = signed;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -83,8 +84,8 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
     await send(doc, { signature: doc.signature, raw: doc.raw });
   }
 
-  async function execute(cmd: TransferCommand, attempt: number, trace?: TraceContext): Promise<void> {
-    const sender = senders.for(cmd.chain, cmd.mint);
+  async function execute(cmd: OutboundTransfer, attempt: number, trace?: TraceContext): Promise<void> {
+    const sender = senders.for(cmd.chain, cmd.mint, cmd.step);
     await deps.withSendLock(cmd.chain, async () => {
       let doc = await store.get(cmd.requestId);
       if (!doc) {

@@ -19,12 +19,23 @@ import type { PreparedTransfer } from "../chains/adapter.ts";
  */
 export type TransferState = "preparing" | "broadcasting" | "confirmed" | "failed";
 
+/**
+ * Consolidation's own transfers: a gas top-up from the treasury to a deposit address, or a deposit
+ * address's tokens to the treasury (signed by its key). Orders never hears of them: no TransferResult.
+ */
+export type SweepStep = { kind: "gas" } | { kind: "sweep"; index: number };
+
+/** What the executor sends: an orders command, or one of consolidation's steps. */
+export type OutboundTransfer = TransferCommand & { step?: SweepStep };
+
 export interface TransferDoc extends WithOutbox {
   _id: string; // requestId
   chain: Chain;
   mint: string;
   recipient: string;
   amount: string;
+  /** Set on consolidation's transfers only. */
+  step?: SweepStep;
   status: TransferState;
   signature: string | null;
   raw: string | null;
@@ -46,7 +57,7 @@ export interface TransferStore {
   ensureIndexes(): Promise<void>;
   get(requestId: string): Promise<TransferDoc | null>;
   /** Claims the request; a duplicate-key error means it was claimed before. */
-  claim(cmd: TransferCommand, trace?: TraceContext): Promise<void>;
+  claim(cmd: OutboundTransfer, trace?: TraceContext): Promise<void>;
   /** Takes over a "preparing" claim left by a crashed run; false when someone holds it right now. */
   reclaim(requestId: string, staleBefore: Date): Promise<boolean>;
   /** preparing → broadcasting with the signed bytes, stored before they are ever sent. */
@@ -87,6 +98,7 @@ export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims,
         mint: cmd.mint,
         recipient: cmd.recipient,
         amount: cmd.amount,
+        ...(cmd.step ? { step: cmd.step } : {}),
         status: "preparing",
         signature: null,
         raw: null,
@@ -140,6 +152,7 @@ export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims,
         cause: result.status,
         set: () => ({ reason: result.reason, updatedAt: new Date() }),
         events: (next) => {
+          if (next.step) return [];
           const msgId = transferMsgId(requestId);
           return [
             outboxEntry(

@@ -1,5 +1,6 @@
 import type { Logger } from "@ramp/runtime";
 import type { ChainRegistry } from "../chains/registry.ts";
+import { repeatEvery } from "../watcher/repeat.ts";
 import type { SendLock } from "./send-lock.ts";
 import type { Senders } from "./senders.ts";
 import type { TransferExecutor } from "./transfer-executor.ts";
@@ -23,9 +24,8 @@ export function startTransferTracker(deps: {
   log: Logger;
 }): { stop(): Promise<void> } {
   const { store, registry, senders, executor, log } = deps;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
   let first = true;
+  let loop: ReturnType<typeof repeatEvery> | undefined;
 
   async function follow(doc: TransferDoc, resend: boolean): Promise<void> {
     if (!registry.get(doc.chain).adapter || !doc.signature) return;
@@ -33,7 +33,7 @@ export function startTransferTracker(deps: {
     if (resend || !doc.sent || stale) {
       await deps.withSendLock(doc.chain, () => executor.rebroadcast(doc));
     }
-    const status = await senders.for(doc.chain, doc.mint).status(doc.signature);
+    const status = await senders.for(doc.chain, doc.mint, doc.step).status(doc.signature);
     if (status === "pending") return;
     const done = await store.finish(
       doc._id,
@@ -49,27 +49,13 @@ export function startTransferTracker(deps: {
     const resend = first;
     first = false;
     for (const doc of await store.broadcasting()) {
-      if (stopped) return;
+      if (loop?.stopped()) return;
       await follow(doc, resend).catch((err) =>
         log.warn({ err, transferId: doc._id }, "transfer tracking failed; will retry"),
       );
     }
   }
 
-  let running: Promise<void> = Promise.resolve();
-  const loop = () => {
-    running = tick()
-      .catch((err) => log.warn({ err }, "transfer tracker failed"))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(loop, deps.intervalMs);
-      });
-  };
-  loop();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  loop = repeatEvery(deps.intervalMs, tick, (err) => log.warn({ err }, "transfer tracker failed"));
+  return loop;
 }

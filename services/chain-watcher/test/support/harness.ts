@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { STREAMS, type StreamContract } from "@ramp/contracts";
+import { type Chain, Rpc, STREAMS, type StreamContract } from "@ramp/contracts";
 import { startTestNats } from "@ramp/devinfra/testing";
-import { ensureStreams, type Stoppable } from "@ramp/runtime";
+import { callRpc, ensureStreams, type Stoppable } from "@ramp/runtime";
+import { type Db, MongoClient } from "mongodb";
 import { inject } from "vitest";
 import type { z } from "zod";
 import { loadChainWatcherConfig, startChainWatcher } from "../../src/index.ts";
@@ -21,6 +22,8 @@ export async function startHarness(baseEnv: Env = {}) {
   const nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
   const nc = await nats.connectAs("orders");
   const observer = await nats.connectObserver();
+  /** The gateway's connection: what the console's money operations call chain-watcher with. */
+  const gateway = await nats.connectAs("gateway");
   await ensureStreams(nc);
   const database = `t${randomBytes(4).toString("hex")}_chain_watcher`;
   const env: Env = {
@@ -33,8 +36,10 @@ export async function startHarness(baseEnv: Env = {}) {
     ...baseEnv,
   };
   const running = new Set<Stoppable>();
+  let mongo: MongoClient | undefined;
   return {
     nc,
+    gateway,
     observer,
     env,
     async startWatcher(extra: Env = {}): Promise<Stoppable> {
@@ -47,10 +52,27 @@ export async function startHarness(baseEnv: Env = {}) {
         },
       };
     },
+    /** chain-watcher's database, read directly by tests that check its stored state. */
+    async db(): Promise<Db> {
+      mongo ??= await MongoClient.connect(env.MONGODB_URI!);
+      return mongo.db(database);
+    },
+    /** A deposit address for an offramp `ref` on `chain`, as orders asks for one. */
+    async offrampAddress(chain: Chain, ref: string, mint: string): Promise<string> {
+      const { address } = await callRpc(nc, Rpc.addressAllocate, {
+        chain,
+        purpose: "offramp",
+        ref,
+        mints: [mint],
+      });
+      return address;
+    },
     async close() {
       for (const svc of running) await svc.stop();
+      await mongo?.close();
       await nc.drain().catch(() => undefined);
       await observer.drain().catch(() => undefined);
+      await gateway.drain().catch(() => undefined);
       await nats.stop();
     },
   };

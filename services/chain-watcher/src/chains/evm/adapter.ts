@@ -1,5 +1,5 @@
 import type { Chain } from "@ramp/contracts";
-import { Contract, getAddress, isAddress, isError, Transaction, type TransactionRequest } from "ethers";
+import { Contract, getAddress, isAddress, isError } from "ethers";
 import type {
   ChainAdapter,
   PollResult,
@@ -8,10 +8,12 @@ import type {
   WatchedAddress,
 } from "../adapter.ts";
 import { NonceTaken, TransferRejected } from "../errors.ts";
+import { createEvmCustody, createEvmRescanner } from "./custody.ts";
 import { ERC20, formatTokenAmount, parseTokenAmount } from "./erc20.ts";
 import type { EvmKeyring } from "./hd.ts";
 import { nextRange, scanTransfers } from "./log-scan.ts";
 import { EvmRpcProvider } from "./rpc-provider.ts";
+import { signCall } from "./sign.ts";
 
 export interface EvmAdapterOptions {
   chain: Chain;
@@ -49,10 +51,33 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmAdapter {
     return cached;
   }
 
+  /** The token contracts a scan reads: the stablecoin and every watched mint. */
+  function tokensOf(watched: WatchedAddress[]): string[] {
+    // Deduplicated before checksumming: thousands of allocations usually share one or two mints.
+    const mints = new Set<string>();
+    if (opts.stablecoin) mints.add(opts.stablecoin.toLowerCase());
+    for (const w of watched) for (const m of w.mints) mints.add(m.toLowerCase());
+    return [...new Set([...mints].filter((m) => isAddress(m)).map((m) => getAddress(m)))];
+  }
+
   return {
     chain: opts.chain,
     treasuryAddress: treasury.address,
     tokenDecimals,
+    custody: createEvmCustody({
+      chain: opts.chain,
+      provider,
+      keyring: opts.keyring,
+      treasury,
+      tokenDecimals,
+    }),
+    rescanner: createEvmRescanner({
+      provider,
+      confirmations: opts.confirmations,
+      tokens: tokensOf,
+      tokenDecimals,
+      chunk: opts.logChunkBlocks,
+    }),
 
     deriveAddress(index: number): string {
       return opts.keyring.depositAddress(index);
@@ -63,12 +88,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmAdapter {
       const { confirmations, logChunkBlocks, startLookbackBlocks } = opts;
       const range = nextRange(cursor, latest, confirmations, logChunkBlocks, startLookbackBlocks);
       if (!range) return { transfers: [], cursor: cursor ?? "-1" };
-      // Deduplicated before checksumming: thousands of allocations usually share one or two mints.
-      const mints = new Set<string>();
-      if (opts.stablecoin) mints.add(opts.stablecoin.toLowerCase());
-      for (const w of watched) for (const m of w.mints) mints.add(m.toLowerCase());
-      const tokens = new Set([...mints].filter((m) => isAddress(m)).map((m) => getAddress(m)));
-      const transfers = await scanTransfers(provider, range, [...tokens], watched, (t) => tokenDecimals(t));
+      const transfers = await scanTransfers(provider, range, tokensOf(watched), watched, tokenDecimals);
       return { transfers, cursor: String(range.to) };
     },
 
@@ -106,38 +126,8 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmAdapter {
         );
       }
       const data = ERC20.encodeFunctionData("transfer", [recipient, value]);
-      const from = treasury.address;
-      let gas: bigint;
-      try {
-        gas = await provider.estimateGas({ from, to: token, data });
-      } catch (err) {
-        if (isError(err, "CALL_EXCEPTION"))
-          throw new TransferRejected(`transfer would revert: ${err.shortMessage}`);
-        throw err;
-      }
-      const [fee, network, nonce] = await Promise.all([
-        provider.getFeeData(),
-        provider.getNetwork(),
-        provider.getTransactionCount(from, "pending"),
-      ]);
-      const tx: TransactionRequest = {
-        to: token,
-        data,
-        nonce,
-        chainId: network.chainId,
-        gasLimit: (gas * 12n) / 10n,
-      };
-      if (fee.maxFeePerGas !== null && fee.maxPriorityFeePerGas !== null) {
-        Object.assign(tx, {
-          type: 2,
-          maxFeePerGas: fee.maxFeePerGas,
-          maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
-        });
-      } else {
-        Object.assign(tx, { type: 0, gasPrice: fee.gasPrice });
-      }
-      const raw = await treasury.signTransaction(tx);
-      return { signature: Transaction.from(raw).hash!, raw };
+      const { signature, raw } = await signCall(provider, treasury, { to: token, data });
+      return { signature, raw };
     },
 
     async broadcast(prepared: PreparedTransfer): Promise<void> {

@@ -17,16 +17,23 @@ export const EVM_TREASURY_PATH = "m/44'/60'/1'/0/0";
 export class EvmKeyring {
   readonly #deposits: EvmDepositDerivation;
   readonly #treasury: HDNodeWallet;
+  readonly #depositBranch: HDNodeWallet;
 
   constructor(mnemonic: string) {
     const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(mnemonic).computeSeed());
     const branch = root.derivePath(EVM_DEPOSIT_PATH);
     this.#deposits = new EvmDepositDerivation(branch.neuter().extendedKey);
+    this.#depositBranch = branch;
     this.#treasury = root.derivePath(EVM_TREASURY_PATH);
   }
 
   depositAddress(index: number): string {
     return this.#deposits.address(index);
+  }
+
+  /** Deposit address `index`'s signing wallet, for consolidation only. Never serialise or log it. */
+  depositWallet(index: number): HDNodeWallet {
+    return this.#depositBranch.deriveChild(index);
   }
 
   /** The signing wallet; callers connect it to a provider. Never serialise or log it. */

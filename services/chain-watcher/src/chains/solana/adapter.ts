@@ -18,11 +18,17 @@ import type {
 import { TransferRejected } from "../errors.ts";
 import { seedFromMnemonic } from "../shared/seed.ts";
 import { formatUnits, parseUnits } from "../shared/units.ts";
+import { createSolanaCustody, createSolanaRescanner } from "./custody.ts";
 import { buildTokenTransfer, preparedBlockhash, TOKEN_ACCOUNT_SIZE } from "./delivery.ts";
-import { SOLANA_TREASURY_PATH, solanaAddressFromSeed, solanaKeypairAt } from "./derive.ts";
+import {
+  deriveSolanaKeypairFromSeed,
+  SOLANA_TREASURY_PATH,
+  solanaAddressFromSeed,
+  solanaKeypairAt,
+} from "./derive.ts";
 import type { WatchedTokenAccount } from "./parse-transfers.ts";
 import { type SolanaRpc, solanaRpc } from "./rpc.ts";
-import { decodeCursor, scanTokenAccount } from "./watch.ts";
+import { decodeCursor, observed, type ScanOptions, scanTokenAccount } from "./watch.ts";
 
 export interface SolanaAdapterOptions {
   mnemonic: string;
@@ -109,28 +115,20 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & 
     return [...byAta.values()];
   }
 
+  /** Scan settings, once the decimals of every mint scanned are known. */
+  async function scanOptions(mints: string[]): Promise<ScanOptions> {
+    for (const mint of new Set(mints)) await tokenDecimals(mint);
+    return { commitment, pageSize: 1000, batchSize: 25, decimalsOf: (mint) => knownDecimals.get(mint) };
+  }
+
   async function poll(cursor: string | null, watched: WatchedAddress[]): Promise<PollResult> {
     const state = decodeCursor(cursor);
     const targets = targetsOf(watched);
-    for (const mint of new Set(targets.map((t) => t.mint))) await tokenDecimals(mint);
+    const opts = await scanOptions(targets.map((t) => t.mint));
     const transfers: ObservedTransfer[] = [];
     for (const target of targets) {
-      const scan = await scanTokenAccount(rpc, target, state[target.ata], {
-        commitment,
-        pageSize: 1000,
-        batchSize: 25,
-        decimalsOf: (mint) => knownDecimals.get(mint),
-      });
-      for (const t of scan.transfers) {
-        transfers.push({
-          txId: t.signature,
-          index: t.index,
-          to: t.owner,
-          mint: t.mint,
-          amount: t.amount,
-          sender: t.sender,
-        });
-      }
+      const scan = await scanTokenAccount(rpc, target, state[target.ata], opts);
+      transfers.push(...scan.transfers.map(observed));
       if (scan.last) state[target.ata] = scan.last;
     }
     // Accounts no longer watched keep their entry, so watching them again does not replay history.
@@ -217,6 +215,18 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): ChainAdapter & 
 
   return {
     chain: "SOLANA",
+    custody: createSolanaCustody({
+      rpc,
+      commitment,
+      treasury,
+      tokenProgramId,
+      depositKeypair: (index) => deriveSolanaKeypairFromSeed(seed, index),
+      ataOf,
+      tokenDecimals,
+      remember: (prepared, blockhash) => blockhashes.set(prepared.signature, blockhash),
+      priorityFeeMicroLamports: opts.priorityFeeMicroLamports ?? 0,
+    }),
+    rescanner: createSolanaRescanner({ rpc, commitment, targetsOf, scan: scanOptions }),
     treasuryAddress: treasury.publicKey.toBase58(),
     deriveAddress: (index) => solanaAddressFromSeed(seed, index),
     poll,

@@ -10,7 +10,10 @@ import bs58 from "bs58";
 export const TOKEN_ACCOUNT_SIZE = 165;
 
 export interface TokenTransferPlan {
+  /** Pays the fee (and a missing recipient token account); the tokens' owner unless `owner` is given. */
   treasury: Keypair;
+  /** Whose tokens move (a deposit address being consolidated); the treasury when absent. */
+  owner?: Keypair;
   mint: PublicKey;
   recipient: PublicKey;
   /** Base units. */
@@ -38,7 +41,8 @@ const COMPUTE_UNIT_LIMIT = 60_000;
  */
 export function buildTokenTransfer(plan: TokenTransferPlan): SignedTransfer {
   const { treasury, mint, recipient, tokenProgramId } = plan;
-  const source = getAssociatedTokenAddressSync(mint, treasury.publicKey, true, tokenProgramId);
+  const owner = plan.owner ?? treasury;
+  const source = getAssociatedTokenAddressSync(mint, owner.publicKey, true, tokenProgramId);
   const destination = getAssociatedTokenAddressSync(mint, recipient, true, tokenProgramId);
   const tx = new Transaction({ feePayer: treasury.publicKey, recentBlockhash: plan.blockhash });
   if (plan.priorityFeeMicroLamports > 0) {
@@ -59,14 +63,14 @@ export function buildTokenTransfer(plan: TokenTransferPlan): SignedTransfer {
       source,
       mint,
       destination,
-      treasury.publicKey,
+      owner.publicKey,
       plan.raw,
       plan.decimals,
       [],
       tokenProgramId,
     ),
   );
-  tx.sign(treasury);
+  tx.sign(...(owner === treasury ? [treasury] : [treasury, owner]));
   if (!tx.signature) throw new Error("transaction was not signed");
   return { signature: bs58.encode(tx.signature), raw: tx.serialize().toString("base64") };
 }

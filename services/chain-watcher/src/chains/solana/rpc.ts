@@ -37,6 +37,7 @@ export interface SolanaRpc {
     config?: IsBlockhashValidConfig,
   ): Promise<RpcResponseAndContext<boolean>>;
   getAccountInfo(address: PublicKey, commitment?: Commitment): Promise<AccountInfo<Buffer> | null>;
+  getSlot(commitment?: Commitment): Promise<number>;
   getMinimumBalanceForRentExemption(dataLength: number, commitment?: Commitment): Promise<number>;
   sendRawTransaction(raw: Buffer | Uint8Array, options?: SendOptions): Promise<string>;
   getSignatureStatuses(

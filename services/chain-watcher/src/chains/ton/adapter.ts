@@ -13,8 +13,15 @@ import type {
 import { TransferRejected } from "../errors.ts";
 import { seedFromMnemonic } from "../shared/seed.ts";
 import { parseUnits } from "../shared/units.ts";
+import { createTonCustody, createTonRescanner } from "./custody.ts";
 import { buildTonTransfer, type PreparedFacts, readPrepared, type TonPayment } from "./delivery.ts";
-import { TON_TREASURY_PATH, type TonDerivedWallet, tonAddressFromSeed, tonWalletAt } from "./derive.ts";
+import {
+  deriveTonWalletFromSeed,
+  TON_TREASURY_PATH,
+  type TonDerivedWallet,
+  tonAddressFromSeed,
+  tonWalletAt,
+} from "./derive.ts";
 import { jettonBalance, jettonWalletOf, readJettonDecimals } from "./jetton.ts";
 import { TONCOIN_DECIMALS, type WatchedJettonWallet } from "./parse-transfers.ts";
 import { type TonRpc, tonRpc } from "./rpc.ts";
@@ -75,6 +82,8 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
   const treasury = opts.treasury ?? tonWalletAt(seed, TON_TREASURY_PATH);
   const treasuryAddress = treasury.wallet.address;
   const validity = opts.validitySeconds ?? 300;
+  const gasNano = opts.jettonGasNano ?? 50_000_000n;
+  const forwardNano = opts.forwardNano ?? 1n;
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   const decimals = new Map<string, number>([[TONCOIN_MINT, TONCOIN_DECIMALS]]);
   for (const [mint, d] of Object.entries(opts.jettonDecimals ?? {})) decimals.set(rawTon(mint), d);
@@ -105,21 +114,30 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
     return cached;
   }
 
-  async function seqno(): Promise<number> {
-    if (!(await rpc.isContractDeployed(treasuryAddress))) return 0;
-    return (await rpc.runMethod(treasuryAddress, "seqno")).stack.readNumber();
+  async function seqnoOf(wallet: Address): Promise<number> {
+    if (!(await rpc.isContractDeployed(wallet))) return 0;
+    return (await rpc.runMethod(wallet, "seqno")).stack.readNumber();
+  }
+
+  /** The genuine jetton wallets of `owner` for its watched jetton mints, keyed by raw address. */
+  async function jettonWalletsOf(
+    owner: Address,
+    mints: Set<string>,
+  ): Promise<Map<string, WatchedJettonWallet>> {
+    const own = new Map<string, WatchedJettonWallet>();
+    for (const mint of mints) {
+      if (mint === TONCOIN_MINT) continue;
+      const jw = await jettonWalletFor(mint, owner);
+      own.set(jw.toRawString(), { mint, decimals: await tokenDecimals(mint) });
+    }
+    return own;
   }
 
   async function poll(cursor: string | null, watched: WatchedAddress[]): Promise<PollResult> {
     const state = decodeTonCursor(cursor);
     const transfers: ObservedTransfer[] = [];
     for (const wallet of mergeWatched(watched, opts.stablecoin?.address)) {
-      const own = new Map<string, WatchedJettonWallet>();
-      for (const mint of wallet.mints) {
-        if (mint === TONCOIN_MINT) continue;
-        const jw = await jettonWalletFor(mint, wallet.owner);
-        own.set(jw.toRawString(), { mint, decimals: await tokenDecimals(mint) });
-      }
+      const own = await jettonWalletsOf(wallet.owner, wallet.mints);
       const key = wallet.owner.toRawString();
       const scan = await scanTonWallet(rpc, wallet, state[key], own, 100);
       // One inbound message per TON transaction, so index 0 is unique with the transaction hash.
@@ -157,11 +175,11 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
         recipient,
         raw,
         queryId: queryIdOf(req.requestId),
-        gasNano: opts.jettonGasNano ?? 50_000_000n,
-        forwardNano: opts.forwardNano ?? 1n,
+        gasNano,
+        forwardNano,
       };
     }
-    const out = buildTonTransfer(treasury, await seqno(), now() + validity, pay);
+    const out = buildTonTransfer(treasury, await seqnoOf(treasuryAddress), now() + validity, pay);
     prepared.set(out.signature, readPrepared(out.raw));
     return out;
   }
@@ -174,7 +192,7 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
     } catch (err) {
       // The wallet refuses a seqno it already used: exactly what re-sending a landed message meets.
       // transferStatus tells whether it was this message or another that used the seqno.
-      if ((await seqno()) > facts.seqno) return;
+      if ((await seqnoOf(facts.wallet)) > facts.seqno) return;
       throw err;
     }
   }
@@ -183,7 +201,7 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
     const facts = prepared.get(signature);
     // Unknown facts (restart without re-broadcast): look back one validity window and stay pending.
     const notBefore = (facts ? facts.validUntil : now()) - validity - EXPIRY_GRACE_SECONDS;
-    const tx = await findExternal(rpc, treasuryAddress, signature, notBefore);
+    const tx = await findExternal(rpc, facts?.wallet ?? treasuryAddress, signature, notBefore);
     if (tx) return deliveryOutcome(rpc, tx);
     if (!facts || now() <= facts.validUntil + EXPIRY_GRACE_SECONDS) return "pending";
     // Expired and absent from the whole window it could have run in: it never will.
@@ -192,6 +210,21 @@ export function createTonAdapter(opts: TonAdapterOptions): ChainAdapter & { trea
 
   return {
     chain: "TON",
+    custody: createTonCustody({
+      rpc,
+      treasury,
+      depositWallet: (index) => deriveTonWalletFromSeed(seed, index),
+      tokenDecimals,
+      jettonWalletFor,
+      seqnoOf,
+      validUntil: () => now() + validity,
+      payFromTreasury: prepareTransfer,
+      remember: (p) => prepared.set(p.signature, readPrepared(p.raw)),
+      queryIdOf,
+      gasNano,
+      forwardNano,
+    }),
+    rescanner: createTonRescanner({ rpc, stablecoin: opts.stablecoin?.address, jettonWalletsOf }),
     treasuryAddress: treasuryAddress.toRawString(),
     deriveAddress: (index) => tonAddressFromSeed(seed, index),
     poll,

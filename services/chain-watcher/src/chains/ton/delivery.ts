@@ -30,6 +30,8 @@ export type TonPayment =
       /** Toncoin attached for the jetton wallets' fees; the unused part returns to the treasury. */
       gasNano: bigint;
       forwardNano: bigint;
+      /** Where the unused Toncoin returns; the sender when absent. */
+      responseTo?: Address;
     };
 
 export interface PreparedTon {
@@ -68,7 +70,7 @@ export function buildTonTransfer(
             queryId: pay.queryId,
             amount: pay.raw,
             destination: pay.recipient,
-            responseDestination: sender.wallet.address,
+            responseDestination: pay.responseTo ?? sender.wallet.address,
             forwardTonAmount: pay.forwardNano,
           }),
         });
@@ -91,6 +93,8 @@ export function buildTonTransfer(
 
 export interface PreparedFacts {
   signature: string;
+  /** The wallet that signed it (the treasury, or a deposit wallet being consolidated). */
+  wallet: Address;
   seqno: number;
   validUntil: number;
 }
@@ -100,9 +104,11 @@ export function readPrepared(raw: string): PreparedFacts {
   const cell = Cell.fromBoc(Buffer.from(raw, "base64"))[0];
   if (!cell) throw new Error("empty BOC");
   const message = loadMessage(cell.beginParse());
+  if (message.info.type !== "external-in") throw new Error("not an external message");
+  const wallet = message.info.dest;
   const body = message.body.beginParse();
   body.skip(512 + 32); // signature, wallet id
   const validUntil = body.loadUint(32);
   const seqno = body.loadUint(32);
-  return { signature: cell.hash().toString("hex"), seqno, validUntil };
+  return { signature: cell.hash().toString("hex"), wallet, seqno, validUntil };
 }

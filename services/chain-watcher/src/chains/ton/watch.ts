@@ -73,11 +73,23 @@ export async function scanTonWallet(
 ): Promise<{ transfers: TonTransfer[]; lastLt: string | undefined }> {
   const txs = await transactionsAfter(rpc, wallet.owner, afterLt ? BigInt(afterLt) : undefined, pageSize);
   const watchToncoin = wallet.mints.has(TONCOIN_MINT);
-  const transfers: TonTransfer[] = [];
-  for (const tx of txs) {
-    const transfer = parseTonTransfer(tx, wallet.owner, jettonWallets, watchToncoin);
-    if (transfer) transfers.push(transfer);
-  }
+  const transfers = txs.flatMap(
+    (tx) => parseTonTransfer(tx, wallet.owner, jettonWallets, watchToncoin) ?? [],
+  );
   const newest = txs[txs.length - 1];
   return { transfers, lastLt: newest ? newest.lt.toString() : afterLt };
+}
+
+/** One watched wallet's deposits with logical time in `range` (a reindex), whatever the cursor says. */
+export async function scanTonRange(
+  rpc: TonRpc,
+  wallet: WatchedTonWallet,
+  range: { from: bigint; to: bigint },
+  jettonWallets: ReadonlyMap<string, WatchedJettonWallet>,
+  pageSize: number,
+): Promise<TonTransfer[]> {
+  const after = range.from > 0n ? range.from - 1n : undefined;
+  const txs = (await transactionsAfter(rpc, wallet.owner, after, pageSize)).filter((tx) => tx.lt <= range.to);
+  const watchToncoin = wallet.mints.has(TONCOIN_MINT);
+  return txs.flatMap((tx) => parseTonTransfer(tx, wallet.owner, jettonWallets, watchToncoin) ?? []);
 }

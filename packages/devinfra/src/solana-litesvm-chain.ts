@@ -1,4 +1,3 @@
-import { LiteSvmNode, liteSvmConnection, startLiteSvmRpcServer } from "@ramp/devinfra/litesvm";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createInitializeMint2Instruction,
@@ -10,6 +9,7 @@ import {
   unpackAccount,
 } from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
+import { LiteSvmNode, liteSvmConnection, startLiteSvmRpcServer } from "./litesvm-rpc.ts";
 
 export const SOLANA_DECIMALS = 6;
 const LAMPORTS = 10_000_000_000n; // 10 SOL for fees and rent

@@ -1,0 +1,59 @@
+import { type Chain, normalizeAddress, type OrderStatusChanged, type PaymentSettled } from "@ramp/contracts";
+import type { Logger } from "@ramp/runtime";
+import type { AllocationStore, WatchDoc } from "../allocation/allocation-store.ts";
+import type { SweepStore } from "./sweep-store.ts";
+
+/**
+ * Which settled orders make their deposit address due for consolidation: a COMPLETED offramp and a
+ * SUCCESSFUL token payment. An ERROR offramp is not swept: its tokens are the payer's to be refunded
+ * (spec §3), so they stay where they landed until an operator decides; PROCESSING ones are not settled.
+ */
+export function createSettledHandlers(deps: {
+  allocations: AllocationStore;
+  sweeps: SweepStore;
+  /** Chains whose deposit addresses can be consolidated (a real chain, not the sandbox adapter). */
+  consolidates: (chain: Chain) => boolean;
+  log: Logger;
+}) {
+  async function dueWatched(watch: WatchDoc, mint: string): Promise<void> {
+    const allocation = await deps.allocations.get(watch.allocationId);
+    if (!allocation) throw new Error(`allocation ${watch.allocationId} of a watched address is missing`);
+    const target = { chain: watch.chain, address: allocation.address, index: allocation.index };
+    await deps.sweeps.markDue({ ...target, mint: normalizeAddress(watch.chain, mint) }, watch.key);
+  }
+
+  async function due(chain: Chain, address: string, mint: string, ref: string): Promise<void> {
+    if (!deps.consolidates(chain) || !address || !mint) return;
+    const key = normalizeAddress(chain, address);
+    const watch = await deps.allocations.findWatch(chain, key);
+    if (!watch) {
+      deps.log.warn(
+        { chain, address, ref },
+        "settled order's address is not one of ours; nothing to consolidate",
+      );
+      return;
+    }
+    await dueWatched(watch, mint);
+    await deps.allocations.markSettled(chain, key);
+  }
+
+  return {
+    /**
+     * A deposit newly seen on an address whose order had settled (late, or a surplus after the sweep):
+     * orders records it as a fund to refund, which the treasury pays, so its tokens are swept as well.
+     */
+    async onLateDeposit(watch: WatchDoc, mint: string): Promise<void> {
+      if (watch.settled && deps.consolidates(watch.chain)) await dueWatched(watch, mint);
+    },
+    async onOrderStatus(ev: OrderStatusChanged): Promise<void> {
+      const o = ev.order;
+      if (o.transactionType !== "OFF_RAMP" || o.status !== "COMPLETED") return;
+      await due(o.chain, o.address, o.mint, o.id);
+    },
+    async onPaymentSettled(ev: PaymentSettled): Promise<void> {
+      const token = ev.payment.token;
+      if (ev.payment.status !== "SUCCESSFUL" || !token) return;
+      await due(token.chain, token.address, token.mint, ev.payment.id);
+    },
+  };
+}

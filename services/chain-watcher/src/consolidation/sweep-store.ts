@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import type { Chain } from "@ramp/contracts";
+import { isDuplicateKey } from "@ramp/runtime";
+import type { Db } from "mongodb";
+
+/**
+ * due → gas (top-up sent or not needed) → tokens → removed. `held`: given up after repeated failed
+ * rounds, kept for the operator. Only addresses with work left are in the collection, so the
+ * consolidator reads a handful of documents, never the history of every deposit address.
+ */
+export type SweepStatus = "due" | "gas" | "tokens" | "held";
+
+export interface SweepDoc {
+  _id: string; // `${chain}:${address key}:${mint}`
+  chain: Chain;
+  address: string;
+  /** HD index of the deposit address, whose key signs the sweep. */
+  index: number;
+  mint: string;
+  status: SweepStatus;
+  /** Fresh each time the address becomes due, so its transfers' request ids are never reused. */
+  cycle: string;
+  /** A failed step starts a new round (new request ids) from a fresh balance reading. */
+  round: number;
+  /** Token units to move, read when the round started; the gas top-up for it, "0" when none. */
+  amount: string | null;
+  gas: string | null;
+  /** Transient failures of the current step, for the executor's retry bound. */
+  attempts: number;
+  reason: string | null;
+  /** Became due again while a round was under way (a deposit arrived meanwhile): one more round follows. */
+  again?: boolean;
+  dueAt: Date;
+  updatedAt: Date;
+}
+
+export type SweepTarget = Pick<SweepDoc, "chain" | "address" | "index" | "mint">;
+
+export interface SweepStore {
+  ensureIndexes(): Promise<void>;
+  /** The address becomes due, unless it already is (a repeat of the same event changes nothing). */
+  markDue(target: SweepTarget, key: string): Promise<void>;
+  pending(limit: number): Promise<SweepDoc[]>;
+  /** Moves a sweep on from `from` (in its current round); false when someone else already did. */
+  advance(doc: SweepDoc, set: Partial<SweepDoc>): Promise<boolean>;
+  /** Counts a transient failure of the current step. */
+  failedAttempt(doc: SweepDoc, reason: string): Promise<void>;
+  /** The round is done: removed, or due again for one more round if more arrived meanwhile. */
+  finish(doc: SweepDoc): Promise<void>;
+}
+
+export function createSweepStore(db: Db): SweepStore {
+  const sweeps = db.collection<SweepDoc>("sweeps");
+  const current = (doc: SweepDoc) => ({
+    _id: doc._id,
+    status: doc.status,
+    round: doc.round,
+    cycle: doc.cycle,
+  });
+  return {
+    async ensureIndexes() {
+      await sweeps.createIndex({ status: 1 });
+    },
+    async markDue(target, key) {
+      const now = new Date();
+      const doc: SweepDoc = {
+        _id: `${target.chain}:${key}:${target.mint}`,
+        ...target,
+        status: "due",
+        cycle: randomUUID(),
+        round: 0,
+        amount: null,
+        gas: null,
+        attempts: 0,
+        reason: null,
+        dueAt: now,
+        updatedAt: now,
+      };
+      try {
+        await sweeps.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // Under way already: what arrived since its balance reading gets a round of its own.
+        await sweeps.updateOne({ _id: doc._id, status: { $ne: "held" } }, { $set: { again: true } });
+      }
+    },
+    pending: (limit) =>
+      sweeps
+        .find({ status: { $in: ["due", "gas", "tokens"] } })
+        .sort({ dueAt: 1 })
+        .limit(limit)
+        .toArray(),
+    async advance(doc, set) {
+      const res = await sweeps.updateOne(current(doc), {
+        $set: { attempts: 0, reason: null, ...set, updatedAt: new Date() },
+      });
+      return res.modifiedCount === 1;
+    },
+    async failedAttempt(doc, reason) {
+      await sweeps.updateOne(current(doc), {
+        $inc: { attempts: 1 },
+        $set: { reason, updatedAt: new Date() },
+      });
+    },
+    async finish(doc) {
+      const gone = await sweeps.deleteOne({ ...current(doc), again: { $ne: true } });
+      if (gone.deletedCount === 1) return;
+      await sweeps.updateOne(current(doc), {
+        // A new cycle: new request ids, and its own rounds.
+        $set: {
+          status: "due",
+          cycle: randomUUID(),
+          round: 0,
+          again: false,
+          amount: null,
+          gas: null,
+          attempts: 0,
+        },
+      });
+    },
+  };
+}
