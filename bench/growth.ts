@@ -3,9 +3,11 @@
  * 10⁶) stored orders. Every service runs as its own process (as deployed) on the local database
  * (FerretDB on PostgreSQL where PostgreSQL is installed); this process seeds and measures from outside.
  *
- * History is seeded straight into the orders service's database in batches (insertMany), each order
- * built by the service's own builder (the fixture its tests use, over `baseDoc`): finished orders of
- * one business, one a minute back from now, mixed types, statuses and currencies, nothing pending.
+ * History is seeded straight into the orders service's database in batches (insertMany, with the
+ * transaction list's keys and marks as the store writes them), each order built by the service's own
+ * builder (the fixture its tests use, over `baseDoc`): finished orders of one business, one a minute
+ * back from now, mixed types, statuses and currencies, nothing pending; and for each, the webhook
+ * attempt that delivered it, through the dispatcher's own store.
  * Then, at each size, BENCH_GROWTH_REQUESTS requests one after another (each row stops early once it
  * has spent BENCH_GROWTH_ROW_S seconds; a request gives up after 12 s):
  *
@@ -13,15 +15,17 @@
  *   list p1, p2   GET /pub/v2/transactions?limit=20, then its nextCursor
  *   filtered      GET /pub/v2/transactions?limit=20&status=COMPLETED&currency=NGN
  *   create        POST /pub/v2/offramp
+ *   deliveries    GET /pub/v2/webhook/deliveries?limit=20 (the key's newest), and ?id= one order's
  *   floor         the database's own findOne({_id}) on the same collection, from this process
  *
  * and the sweeps' cost: rows PostgreSQL reads (sequential + index fetches, over every table of every
  * service, from its statistics) per minute while the system is idle for BENCH_GROWTH_IDLE_S seconds —
- * all that runs then is the periodic sweeps. Finally how long the orders service takes to stop.
+ * all that runs then is the periodic sweeps (the orders this run created are finished first, so what
+ * is measured is the cost of history, not of pending work). Finally how long orders takes to stop.
  *
  *   npm run bench:growth
- *   BENCH_GROWTH_SIZES=1000000 npm run bench:growth     (10⁶: seeding took 272 s on 2 busy cores, with
- *                                                      FerretDB on PostgreSQL; 10⁵ takes 40–45 s)
+ *   BENCH_GROWTH_SIZES=10000,100000,1000000 npm run bench:growth     (10⁶ takes several minutes to
+ *                                                      seed on 2 busy cores with FerretDB/PostgreSQL)
  *
  * MONGODB_URI is honoured (then the sweep row is not measured: it reads PostgreSQL's statistics).
  */
@@ -41,7 +45,12 @@ import { type Collection, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { sandboxChainEnv } from "../e2e/support/tokens.ts";
 import type { OrderDoc } from "../services/orders/src/orders/order-doc.ts";
+import { insertListedOrders } from "../services/orders/src/orders/order-list-keys.ts";
 import { orderFixture } from "../services/orders/test/support/order-fixture.ts";
+import {
+  type AttemptDoc,
+  createDeliveriesStore,
+} from "../services/webhook-dispatcher/src/deliveries-store.ts";
 import { ORDER_BODIES } from "./support/order-bodies.ts";
 import { envNumber, report } from "./support/report.ts";
 
@@ -94,11 +103,43 @@ function historic(businessId: string, i: number, newest: number): OrderDoc {
   );
 }
 
-/** Rows PostgreSQL has read so far (sequential and by index), over every table. */
+/** The webhook attempt that delivered `order`'s last status, as the dispatcher logs it. */
+function attemptFor(order: OrderDoc, apiKeyId: string, i: number): AttemptDoc {
+  return {
+    _id: new ObjectId(),
+    deliveryId: order._id.toHexString(),
+    apiKeyId,
+    type: "RAMP",
+    subjectId: order._id.toHexString(),
+    url: "https://hooks.example.test/ramp",
+    attempt: 1,
+    delivered: i % 20 !== 0,
+    statusCode: i % 20 !== 0 ? 200 : 500,
+    durationMs: 40,
+    error: null,
+    response: null,
+    body: "{}",
+    createdAt: new Date(order.createdAt.getTime() + 500),
+  };
+}
+
+/** Rows PostgreSQL has read so far (sequential and by index), per table (schema = service database). */
 const ROWS_READ =
-  "select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0) from pg_stat_user_tables";
-const rowsRead = (binDir: string, pg: PostgresServer) =>
-  Number(psql(binDir, pg, ["-A", "-t", "-c", ROWS_READ]).trim());
+  "select schemaname || '.' || relname, seq_tup_read + coalesce(idx_tup_fetch, 0) from pg_stat_user_tables";
+function rowsRead(binDir: string, pg: PostgresServer): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of psql(binDir, pg, ["-A", "-t", "-F", "\t", "-c", ROWS_READ]).trim().split("\n")) {
+    const [table, n] = line.split("\t");
+    if (table) out.set(table, Number(n));
+  }
+  return out;
+}
+/** Rows read per table between two readings, most first, and their total. */
+function readsBetween(before: Map<string, number>, after: Map<string, number>) {
+  const diff = [...after].map(([t, n]) => [t, n - (before.get(t) ?? 0)] as const).filter(([, n]) => n > 0);
+  diff.sort((a, b) => b[1] - a[1]);
+  return { total: diff.reduce((sum, [, n]) => sum + n, 0), tables: diff };
+}
 
 async function main() {
   mkdirSync(DATA_DIR, { recursive: true });
@@ -135,7 +176,14 @@ async function main() {
   });
   const businessId = String(biz.body.id);
   const key = { "x-api-key": String(biz.body.apiKey) };
-  const orders: Collection<OrderDoc> = (await stack.db("orders")).collection<OrderDoc>("orders");
+  const ordersDb = await stack.db("orders");
+  const orders: Collection<OrderDoc> = ordersDb.collection<OrderDoc>("orders");
+  const keyDoc = await (await stack.db("gateway"))
+    .collection<{ keyId: string }>("api_keys")
+    .findOne({ businessId });
+  const apiKeyId = String(keyDoc?.keyId);
+  // The dispatcher's log, written by its own store (which keys each attempt for its lists).
+  const attempts = createDeliveriesStore(await stack.db("webhook-dispatcher"));
   const newest = Date.now() - 60_000;
   const ids: ObjectId[] = [];
   let seeded = 0;
@@ -163,7 +211,8 @@ async function main() {
       while (seeded < size) {
         const n = Math.min(BATCH, size - seeded);
         const docs = Array.from({ length: n }, (_, k) => historic(businessId, seeded + k, newest));
-        await orders.insertMany(docs, { ordered: false });
+        await insertListedOrders(ordersDb, docs);
+        await attempts.insertAttempts(docs.map((d, k) => attemptFor(d, apiKeyId, seeded + k)));
         for (const d of docs) if (ids.length < 5_000 || Math.random() < 0.01) ids.push(d._id);
         seeded += n;
       }
@@ -186,11 +235,30 @@ async function main() {
           const r = await request("POST", "/pub/v2/offramp", key, ORDER_BODIES.offramp);
           return r.status === 200 || r.status === 201;
         }),
+        await timed("webhook deliveries, key", async () => {
+          const r = await request("GET", "/pub/v2/webhook/deliveries?limit=20", key);
+          return r.status === 200 && Array.isArray(r.body) && r.body.length === 20;
+        }),
+        await timed("webhook deliveries, one order", async () => {
+          const r = await request(
+            "GET",
+            `/pub/v2/webhook/deliveries?limit=20&id=${pick().toHexString()}`,
+            key,
+          );
+          return r.status === 200 && Array.isArray(r.body) && r.body.length === 1;
+        }),
       ];
+      // The orders just created wait for a deposit, which the expiry sweep looks at: finished here, so
+      // the idle row below reads what history costs, not what this run left pending.
+      await orders.updateMany({ businessId, status: "INIT" }, { $set: { status: "ERROR" } });
       if (pg && pgBin) {
         const before = rowsRead(pgBin, pg);
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-        const perMin = ((rowsRead(pgBin, pg) - before) / IDLE_S) * 60;
+        const { total, tables } = readsBetween(before, rowsRead(pgBin, pg));
+        const perMin = (total / IDLE_S) * 60;
+        console.log(
+          `rows read while idle, by table: ${tables.map(([t, n]) => `${t} ${n}`).join(", ") || "none"}`,
+        );
         sweeps.push(
           `| ${size.toLocaleString("en")} | sweeps, idle | ${perMin.toFixed(0)} rows read/min | ${IDLE_S} s | |`,
         );

@@ -36,6 +36,7 @@ describe("npm start", () => {
     expect(await run.exited).toBe(1);
     const parts = [
       "gateway ADMIN_TOKEN: is a published development value",
+      "gateway CONSOLE_SECRET_KEY",
       "banking BANK_RAIL",
       "banking KYC_PEPPER",
       "chain-watcher HD_MNEMONIC",

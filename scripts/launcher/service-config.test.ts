@@ -54,6 +54,7 @@ describe("production mode", () => {
     expect(message).toMatch(/no service was started/);
     const named = [
       "gateway ADMIN_TOKEN: is a published development value",
+      "gateway CONSOLE_SECRET_KEY",
       "banking BANK_RAIL",
       "banking IDENTITY_PROVIDER",
       "banking KYC_PEPPER",

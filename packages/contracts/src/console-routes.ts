@@ -41,8 +41,17 @@ import {
   UpdateBusinessRequest,
   WebhookSecretDto,
 } from "./http/console-keys.ts";
+import {
+  ConsoleTransactionDto,
+  ConsoleTransactionExportQuery,
+  ConsoleTransactionListQuery,
+  OverviewDto,
+  OverviewQuery,
+} from "./http/console-transactions.ts";
 import { RatesDto } from "./http/rates.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
+import { TransactionPage } from "./http/transaction-list.ts";
+import { TransactionParams } from "./http/transactions.ts";
 import { WebhookTestResultDto } from "./http/webhooks.ts";
 
 /** Who may do what on the console, in one table: every console route names one of these. */
@@ -300,6 +309,58 @@ export const ConsoleRoutes = {
     access: ConsoleAccessLevels.teamDevelop,
     params: DeliveryParams,
     ok: { status: 202, schema: WebhookTestResultDto },
+    errors: [400, 403, 404],
+  },
+  consoleTransactionList: {
+    method: "get",
+    path: "/console/v1/transactions",
+    summary:
+      "Orders, newest first, with the public list's filters; `q` finds an order by id, deposit address, account number, tx hash or userExternalId (operators: every business unless businessId)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: ConsoleTransactionListQuery,
+    ok: { status: 200, schema: TransactionPage },
+    errors: [400, 403, 404],
+  },
+  // Before `{id}`: the first matching route answers.
+  consoleTransactionExport: {
+    method: "get",
+    path: "/console/v1/transactions/export",
+    summary: "Every matching order as CSV, as the public export writes it, streamed",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: ConsoleTransactionExportQuery,
+    ok: {
+      status: 200,
+      schema: z.string().meta({ description: "RFC 4180 CSV with a header row" }),
+      contentType: "text/csv; charset=utf-8",
+    },
+    errors: [400, 403, 404],
+  },
+  consoleTransactionGet: {
+    method: "get",
+    path: "/console/v1/transactions/{id}",
+    summary:
+      "An order and its timeline: each status, deposit, payout or delivery, refund and webhook attempt, oldest first",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    params: TransactionParams,
+    ok: { status: 200, schema: ConsoleTransactionDto },
+    errors: [400, 403, 404],
+  },
+  consoleOverview: {
+    method: "get",
+    path: "/console/v1/overview",
+    summary:
+      "Per day (UTC): orders created by status, and the volume of the completed ones per currency and chain",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: OverviewQuery,
+    ok: { status: 200, schema: OverviewDto },
     errors: [400, 403, 404],
   },
   consoleBusinessList: {

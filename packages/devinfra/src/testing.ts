@@ -145,3 +145,31 @@ export async function startTestNats(bin: string, dataDir: string): Promise<TestN
     stop: () => nats.stop(),
   };
 }
+
+/** The part of a MongoDB driver `Db` that `answeredFromIndex` needs. */
+interface Explains {
+  command(cmd: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Whether the database answers `filter` on `collection` from an index rather than by reading every
+ * document: true, or what it does instead. On FerretDB the filter must be pushed down to its backend
+ * and, on PostgreSQL, planned without a sequential scan (its `explain` returns the backend's plan); on
+ * MongoDB, planned without a collection scan.
+ */
+export async function answeredFromIndex(
+  db: Explains,
+  collection: string,
+  filter: Record<string, unknown>,
+): Promise<string | true> {
+  const plan = await db.command({ explain: { find: collection, filter }, verbosity: "queryPlanner" });
+  const text = JSON.stringify(plan.queryPlanner ?? {});
+  const ferret = (plan.serverInfo as { ferretdbVersion?: string } | undefined)?.ferretdbVersion;
+  const what = `${collection} ${JSON.stringify(filter)}`;
+  if (ferret !== undefined) {
+    if (plan.filterPushdown !== true) return `not pushed down: ${what}`;
+    if (text.includes('"Seq Scan"')) return `sequential scan: ${what}`;
+    return true;
+  }
+  return text.includes("COLLSCAN") ? `collection scan: ${what}` : true;
+}

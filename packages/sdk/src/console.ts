@@ -8,6 +8,9 @@ import type {
   ConsoleDeliveriesQuery,
   ConsoleDeliveryPage,
   ConsoleListQuery,
+  ConsoleTransactionDto,
+  ConsoleTransactionExportQuery,
+  ConsoleTransactionListQuery,
   ConsoleUser,
   CreateBusinessRequest,
   CreatedBusinessDto,
@@ -19,6 +22,8 @@ import type {
   MemberDto,
   MemberListQuery,
   OperatorDto,
+  OverviewDto,
+  OverviewQuery,
   RateHistoryEntryDto,
   RateHistoryQuery,
   RatesDto,
@@ -27,6 +32,7 @@ import type {
   SetMarketRateRequest,
   SignInRequest,
   TotpEnrolmentDto,
+  TransactionDto,
   UpdateBusinessRequest,
   WebhookSecretDto,
   WebhookTestResultDto,
@@ -141,6 +147,14 @@ export function createConsoleClient(opts: ConsoleClientOptions) {
       redeliver: (id: string) =>
         send<WebhookTestResultDto>("POST", `/webhooks/deliveries/${seg(id)}/redeliver`),
     },
+    transactions: {
+      list: (q?: Filter<typeof ConsoleTransactionListQuery>) =>
+        send<Page<TransactionDto>>("GET", "/transactions", q),
+      get: (id: string) => send<ConsoleTransactionDto>("GET", `/transactions/${seg(id)}`),
+      export: (q?: Filter<typeof ConsoleTransactionExportQuery>) =>
+        send<string>("GET", "/transactions/export", q, undefined, true),
+    },
+    overview: (q?: Filter<typeof OverviewQuery>) => send<OverviewDto>("GET", "/overview", q),
     businesses: {
       list: (q?: Filter<typeof ConsoleListQuery>) => send<Page<BusinessDto>>("GET", "/businesses", q),
       create: (b: In<typeof CreateBusinessRequest>) =>

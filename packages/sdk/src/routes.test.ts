@@ -101,6 +101,10 @@ describe("the console client's requests", () => {
     await c.keys.rotateSecret(id, 1);
     await c.webhooks.deliveries();
     await c.webhooks.redeliver(id);
+    await c.transactions.list({ q: id });
+    await c.transactions.get(id);
+    await c.transactions.export();
+    await c.overview();
     await c.businesses.list();
     await c.businesses.create({ name: "b" });
     await c.businesses.update(id, { suspended: true });

@@ -36,6 +36,7 @@ import { consoleAuditRoutes } from "./routes/console-audit.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { consoleRateRoutes } from "./routes/console-rates.ts";
+import { consoleTransactionRoutes } from "./routes/console-transactions.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { quoteRoutes } from "./routes/quotes.ts";
 import { referenceRoutes } from "./routes/reference.ts";
@@ -144,6 +145,7 @@ export function createApp(deps: AppDeps) {
   consoleAuditRoutes(register, deps.console.audit);
   consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
   consoleRateRoutes(register, deps.nc);
+  consoleTransactionRoutes(register, deps.nc, deps.now ?? Date.now);
   consolePeopleRoutes(register, {
     ...deps.console,
     keys: deps.keys,

@@ -1,4 +1,13 @@
-import { BaseConfig, defaultSecretPart, envBool, envInt, loadConfig, type SandboxPart } from "@ramp/runtime";
+import {
+  BaseConfig,
+  defaultSecretPart,
+  envBool,
+  envInt,
+  envSecretKey,
+  loadConfig,
+  parseSecretKey,
+  type SandboxPart,
+} from "@ramp/runtime";
 import { z } from "zod";
 
 /** Admin tokens published with the repository (docker-compose.yml's fallback): never valid in production. */
@@ -17,12 +26,23 @@ export const GatewayConfig = BaseConfig.extend({
   CONSOLE_SESSION_IDLE_SECONDS: envInt(1800),
   /** The web console's build (index.html and assets/); default: packages/console/dist of this checkout. */
   CONSOLE_DIR: z.string().min(1).optional(),
+  /** Encrypts the console's TOTP secrets at rest (AES-256-GCM): 32 bytes as 64 hex characters or base64. */
+  CONSOLE_SECRET_KEY: envSecretKey,
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
-/** The gateway has no adapters; only its admin token can be a development default. */
-export const gatewaySandboxParts = (config: GatewayConfig): SandboxPart[] =>
-  defaultSecretPart("ADMIN_TOKEN", config.ADMIN_TOKEN, PUBLIC_ADMIN_TOKENS);
+/** Public by design: it only protects sandbox data, which is why it is refused outside the sandbox. */
+const SANDBOX_CONSOLE_KEY = "73616e64626f782d636f6e736f6c652d7365637265742d6b65792d3030303031";
+
+/** The gateway has no adapters; only its admin token and console key can be development defaults. */
+export const gatewaySandboxParts = (config: GatewayConfig): SandboxPart[] => [
+  ...defaultSecretPart("ADMIN_TOKEN", config.ADMIN_TOKEN, PUBLIC_ADMIN_TOKENS),
+  ...defaultSecretPart("CONSOLE_SECRET_KEY", config.CONSOLE_SECRET_KEY, [SANDBOX_CONSOLE_KEY]),
+];
+
+/** The console's encryption key in effect; config validation already guaranteed it parses. */
+export const consoleSecretKeyOf = (config: GatewayConfig): Buffer =>
+  parseSecretKey(config.CONSOLE_SECRET_KEY || SANDBOX_CONSOLE_KEY);
 
 export const loadGatewayConfig = (env: Record<string, string | undefined>) =>
   loadConfig(GatewayConfig, env, gatewaySandboxParts);

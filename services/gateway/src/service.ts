@@ -4,7 +4,7 @@ import { ChangeFeeds } from "@ramp/contracts";
 import { bootService, createRateCache, openChangeFeed } from "@ramp/runtime";
 import { createApp } from "./app.ts";
 import { createKeyStore } from "./auth/api-keys.ts";
-import type { GatewayConfig } from "./config.ts";
+import { consoleSecretKeyOf, type GatewayConfig } from "./config.ts";
 import { createIdempotencyStore, IDEMPOTENCY_LEASE_MS } from "./idempotency/idempotency-store.ts";
 import { openConsoleStores } from "./people/stores.ts";
 
@@ -24,6 +24,7 @@ export async function startGateway(config: GatewayConfig) {
     const consoleStores = await openConsoleStores(db, {
       idleSeconds: config.CONSOLE_SESSION_IDLE_SECONDS,
       now: Date.now,
+      secretKey: consoleSecretKeyOf(config),
     });
     const app = createApp({
       config,

@@ -61,6 +61,7 @@ async function buildApp(gatewayNc: NatsConnection, sandbox: boolean) {
     ...nats.envFor("gateway"),
     MONGODB_URI: inject("mongoUrl"),
     ADMIN_TOKEN,
+    CONSOLE_SECRET_KEY: "5e".repeat(32),
     RAMP_SANDBOX: String(sandbox),
     LOG_LEVEL: "silent",
   });
@@ -72,7 +73,11 @@ async function buildApp(gatewayNc: NatsConnection, sandbox: boolean) {
   await idempotency.init();
   const rates = createRateCache(gatewayNc, log);
   stoppers.push(rates);
-  const console = await openConsoleStores(db, { idleSeconds: 1800, now: Date.now });
+  const console = await openConsoleStores(db, {
+    idleSeconds: 1800,
+    now: Date.now,
+    secretKey: randomBytes(32),
+  });
   return createApp({
     config,
     nc: gatewayNc,

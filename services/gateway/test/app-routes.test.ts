@@ -50,7 +50,7 @@ beforeAll(async () => {
     keys: createKeyStore(db, feed),
     rates,
     idempotency,
-    console: await openConsoleStores(db, { idleSeconds: 1800, now: Date.now }),
+    console: await openConsoleStores(db, { idleSeconds: 1800, now: Date.now, secretKey: randomBytes(32) }),
     log,
     ready: async () => true,
   });

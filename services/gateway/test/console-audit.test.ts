@@ -1,5 +1,7 @@
 import { AUDIT_CSV_FIELDS, type AuditEntryDto } from "@ramp/contracts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createAuditLog } from "../src/audit/audit-log.ts";
 import { totpCode } from "../src/people/totp.ts";
 import {
   type Browser,
@@ -195,5 +197,25 @@ describe("reading the log", () => {
     expect(lines).toHaveLength(1 + 3);
     expect(lines[1]).toContain("consoleMemberCreate");
     expect(lines[1]).toContain('"{""email"":""dev@a.example""');
+  });
+});
+
+describe("an audit entry the database will not take", () => {
+  it("is tried again, then given up with an error for the caller to log", async () => {
+    const client = await MongoClient.connect(inject("mongoUrl"));
+    const log = createAuditLog(client.db(gw.db.databaseName));
+    await client.close();
+    const entry = {
+      actor: { kind: "admin-token" as const },
+      action: "test",
+      target: "t",
+      requestId: "r",
+      businessId: null,
+    };
+    await expect(log.append(entry, { retries: 2, minTimeout: 5 })).rejects.toThrow();
+    // And the same entry through a live connection is stored once.
+    const before = await auditCount();
+    await createAuditLog(gw.db).append(entry, { retries: 2, minTimeout: 5 });
+    expect(await auditCount()).toBe(before + 1);
   });
 });

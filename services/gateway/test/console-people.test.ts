@@ -229,6 +229,10 @@ describe("TOTP", () => {
     });
     expect(good.status).toBe(200);
     expect(((await good.json()) as { totpEnabled: boolean }).totpEnabled).toBe(true);
+    // Kept encrypted: a copy of the database alone cannot make codes.
+    const stored = await gw.db.collection("people").findOne({ email });
+    expect(stored?.totpSecret).toMatch(/^v1:/);
+    expect(JSON.stringify(stored)).not.toContain(secret);
 
     const without = await signIn(gw.app, email, PASSWORD);
     expect(without.res.status).toBe(401);
@@ -294,6 +298,10 @@ const allowed: Record<string, string[]> = {
   consoleKeySecretRotate: ["admin", "operator", "member-owner"],
   consoleDeliveryList: ALL,
   consoleDeliveryRedeliver: ["admin", "operator", "member-owner", "member-developer"],
+  consoleTransactionList: ALL,
+  consoleTransactionExport: ALL,
+  consoleTransactionGet: ALL,
+  consoleOverview: ALL,
   consoleBusinessList: OPS,
   consoleBusinessCreate: ["admin", "operator"],
   consoleBusinessUpdate: ["admin", "operator"],

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ChangeFeeds, CSRF_HEADER, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
@@ -52,6 +52,7 @@ export async function startConsoleGateway(opts: {
     ...nats.envFor("gateway"),
     MONGODB_URI: inject("mongoUrl"),
     ADMIN_TOKEN,
+    CONSOLE_SECRET_KEY: "5e".repeat(32),
     RAMP_SANDBOX: String(opts.sandbox),
     LOG_LEVEL: "silent",
   });
@@ -63,7 +64,11 @@ export async function startConsoleGateway(opts: {
   await keys.init();
   await idempotency.init();
   const rates = createRateCache(nc, log);
-  const consoleStores = await openConsoleStores(db, { idleSeconds: IDLE_SECONDS, now });
+  const consoleStores = await openConsoleStores(db, {
+    idleSeconds: IDLE_SECONDS,
+    now,
+    secretKey: randomBytes(32),
+  });
   const app = createApp({
     config,
     nc,
@@ -78,6 +83,7 @@ export async function startConsoleGateway(opts: {
   // Stand-ins for the services the console's writes go through, connected as their owners.
   const pricing = await nats.connectAs("pricing");
   const dispatcher = await nats.connectAs("webhook-dispatcher");
+  const orders = await nats.connectAs("orders");
   const profiles: unknown[] = [];
   const stoppers: Stoppable[] = [
     idempotency,
@@ -88,6 +94,19 @@ export async function startConsoleGateway(opts: {
       return { ok: true as const };
     }),
   ];
+  // Orders' answers to the console's transaction routes: none of its orders exist here (e2e has them).
+  stoppers.push(
+    serveRpc(orders, Rpc.transactionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
+    serveRpc(orders, Rpc.transactionExport, "orders", log, async () => ({ data: [], next: "" })),
+    serveRpc(orders, Rpc.transactionTimeline, "orders", log, async () => {
+      throw notFound("Transaction not found");
+    }),
+    serveRpc(orders, Rpc.transactionOverview, "orders", log, async ({ from, to }) => ({
+      from,
+      to,
+      days: [],
+    })),
+  );
   if (!opts.realDispatcher) {
     stoppers.push(
       serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
@@ -115,7 +134,7 @@ export async function startConsoleGateway(opts: {
     }),
     async stop() {
       for (const s of stoppers) await s.stop();
-      await Promise.all([nc.close(), pricing.close(), dispatcher.close()]);
+      await Promise.all([nc.close(), pricing.close(), dispatcher.close(), orders.close()]);
       await client.close();
       await nats.stop();
     },

@@ -51,7 +51,11 @@ async function replica() {
   const keys = createKeyStore(db, feed);
   await keys.init();
   await idempotency.init();
-  const console = await openConsoleStores(db, { idleSeconds: 1800, now: Date.now });
+  const console = await openConsoleStores(db, {
+    idleSeconds: 1800,
+    now: Date.now,
+    secretKey: randomBytes(32),
+  });
   return createApp({ config, nc, keys, rates, idempotency, console, log, ready: async () => true });
 }
 

@@ -9,8 +9,10 @@ import { createLifecycle } from "./orders/lifecycle.ts";
 import { listTransactions } from "./orders/list-transactions.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
+import { transactionOverview } from "./orders/overview.ts";
 import { createReceivedFunds } from "./orders/received-funds.ts";
 import { serveTransactionExports } from "./orders/transaction-export.ts";
+import { transactionTimeline } from "./orders/transaction-timeline.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
 import { createQuote } from "./quotes/locked-quotes.ts";
 import { createQuoteStore } from "./quotes/quote-store.ts";
@@ -28,6 +30,7 @@ export async function startOrders(config: OrdersConfig) {
     const payments = createPayments({ db, nc, js, claims, log, config });
     await payments.init();
     const funds = createReceivedFunds(db);
+    await funds.init();
     const lifecycle = createLifecycle({ nc, store, payments, funds, log });
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
@@ -51,6 +54,8 @@ export async function startOrders(config: OrdersConfig) {
         return toDto(order);
       }),
       serveRpc(nc, Rpc.transactionList, QUEUE, log, (req) => listTransactions(store, req)),
+      serveRpc(nc, Rpc.transactionTimeline, QUEUE, log, (req) => transactionTimeline(store, funds, req)),
+      serveRpc(nc, Rpc.transactionOverview, QUEUE, log, (req) => transactionOverview(store, req)),
       serveTransactionExports({ nc, store, log, queue: QUEUE }),
       serveRpc(nc, Rpc.quoteCreate, QUEUE, log, async ({ businessId, body }, ctx) => {
         const quote = await createQuote(createDeps, businessId, body, ctx.trace);

@@ -7,7 +7,7 @@
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Events } from "@ramp/contracts";
-import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { answeredFromIndex, eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createClaims,
   createLogger,
@@ -29,7 +29,7 @@ let mongo: MongoClient;
 let db: Db;
 let store: OrdersStore;
 let js: Awaited<ReturnType<typeof ensureStreams>>["js"];
-const finds: Document[] = [];
+const finds: { collection: string; filter: Document }[] = [];
 const log = createLogger("test", "silent");
 const HISTORY = 3_000;
 
@@ -39,7 +39,8 @@ beforeAll(async () => {
   ({ js } = await ensureStreams(nc));
   mongo = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
   mongo.on("commandStarted", (e) => {
-    if (e.commandName === "find" && e.command.find === "orders") finds.push(e.command);
+    if (e.commandName === "find" && e.command.find !== "claims")
+      finds.push({ collection: e.command.find, filter: e.command.filter });
   });
   db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_orders_growth`);
   store = createOrdersStore({ db, js, claims: createClaims(db), log });
@@ -56,24 +57,15 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-/** The filter of each `find` the store sends while `work` runs. */
-async function queriesOf(work: () => Promise<unknown>): Promise<Document[]> {
+/** Each `find` the store sends while `work` runs, but for those on claims (tested where they are kept). */
+async function queriesOf(work: () => Promise<unknown>): Promise<{ collection: string; filter: Document }[]> {
   finds.length = 0;
   await work();
-  return finds.splice(0).map((c) => c.filter as Document);
+  return finds.splice(0);
 }
 
-/** Whether the database answers `filter` on orders from an index rather than by reading every order. */
-async function fromIndex(filter: Document): Promise<string | true> {
-  const plan = await db.command({ explain: { find: "orders", filter }, verbosity: "queryPlanner" });
-  const text = JSON.stringify(plan.queryPlanner ?? {});
-  if (plan.serverInfo?.ferretdbVersion !== undefined) {
-    if (plan.filterPushdown !== true) return `not pushed down: ${JSON.stringify(filter)}`;
-    if (text.includes('"Seq Scan"')) return `sequential scan: ${JSON.stringify(filter)}`;
-    return true;
-  }
-  return text.includes("COLLSCAN") ? `collection scan: ${JSON.stringify(filter)}` : true;
-}
+const fromIndex = ({ collection, filter }: { collection: string; filter: Document }) =>
+  answeredFromIndex(db, collection, filter);
 
 describe(`with ${HISTORY} stored orders`, () => {
   it("a lookup by id reads the order from an index", async () => {
@@ -124,5 +116,25 @@ describe(`with ${HISTORY} stored orders`, () => {
       expect(await store.dueForExpiry(new Date(), 200)).toContainEqual(due._id);
     });
     for (const q of queries) expect(await fromIndex(q)).toBe(true);
+  });
+
+  it("a transaction list page, filtered or not, reads by equalities answered from an index", async () => {
+    const business = "busy";
+    const mine = Array.from({ length: 30 }, (_, i) =>
+      orderFixture({ createdAt: new Date(Date.now() - i * 7_000), status: "COMPLETED" }, business),
+    );
+    for (const o of mine) await store.insert(o);
+    for (const filter of [{}, { status: "COMPLETED" as const, currency: "NGN" as const }]) {
+      let next = null;
+      const queries = await queriesOf(async () => {
+        const first = await store.page({ businessId: business }, filter, null, 20);
+        expect(first.docs).toHaveLength(20);
+        next = first.next;
+        expect((await store.page({ businessId: business }, filter, next, 20)).docs).toHaveLength(10);
+      });
+      expect(queries.some((q) => q.collection === "orders")).toBe(true);
+      expect(queries.some((q) => q.collection === "order_list_marks")).toBe(true);
+      for (const q of queries) expect(await fromIndex(q)).toBe(true);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { UpdateWebhookRequest, WebhookConfigDto } from "@ramp/contracts";
-import { isDuplicateKey } from "@ramp/runtime";
+import { decryptSecret, encryptSecret, isDuplicateKey } from "@ramp/runtime";
 import type { Db } from "mongodb";
-import { decryptSecret, encryptSecret, generateWebhookSecret } from "./secrets.ts";
+import { generateWebhookSecret } from "./secrets.ts";
 
 interface WebhookConfigDoc {
   /** The API key id: every key has its own URLs and secret. */

@@ -2,8 +2,10 @@ import {
   BaseConfig,
   defaultSecretPart,
   envInt,
+  envSecretKey,
   envWebhookAllowPrivate,
   loadConfig,
+  parseSecretKey,
   type SandboxPart,
   withWebhookAllowPrivateDefault,
 } from "@ramp/runtime";
@@ -24,16 +26,6 @@ export function parseRetrySchedule(raw: string): number[] {
   return parts.map(Number);
 }
 
-/**
- * A 32-byte AES key as 64 hex characters or base64. Only the sandbox may fall back to a fixed
- * development key: anywhere else an operator forgetting the key must not silently weaken storage.
- */
-export function parseSecretKey(raw: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
-  if (key.length !== 32) throw new Error("must be 32 bytes, as 64 hex characters or base64");
-  return key;
-}
-
 /** Public by design: it only protects sandbox data, which is why it is refused outside the sandbox. */
 const SANDBOX_SECRET_KEY = "73616e64626f782d7765626b6f6f6b2d7365637265742d6b65792d3030303031";
 
@@ -50,7 +42,7 @@ const RetrySchedule = z
   });
 
 export const WebhookDispatcherConfig = BaseConfig.extend({
-  WEBHOOK_SECRET_KEY: z.string().optional(),
+  WEBHOOK_SECRET_KEY: envSecretKey,
   WEBHOOK_RETRY_SCHEDULE: RetrySchedule,
   WEBHOOK_ALLOW_PRIVATE: envWebhookAllowPrivate,
   WEBHOOK_HEADER_PREFIX: z
@@ -62,18 +54,7 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_CONCURRENCY: envInt(128),
   /** Attempts in flight per instance to one endpoint, so a slow receiver only occupies its own slots. */
   WEBHOOK_ENDPOINT_CONCURRENCY: envInt(16),
-})
-  .superRefine((c, ctx) => {
-    const raw = c.WEBHOOK_SECRET_KEY;
-    // Unset is the sandbox default; production mode refuses it with the other sandbox parts.
-    if (raw === undefined || raw === "") return;
-    try {
-      parseSecretKey(raw);
-    } catch (err) {
-      ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRET_KEY"], message: (err as Error).message });
-    }
-  })
-  .transform(withWebhookAllowPrivateDefault);
+}).transform(withWebhookAllowPrivateDefault);
 export type WebhookDispatcherConfig = z.infer<typeof WebhookDispatcherConfig>;
 
 /** The dispatcher has no adapters; only its encryption key can be a development default. */

@@ -75,7 +75,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       });
       // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
       // then the delivery log is flushed.
-      return [changes, attemptLog, scheduler, ...handlers, ...intake];
+      return [deliveries.startBackfill(log), changes, attemptLog, scheduler, ...handlers, ...intake];
     },
     { coalesceNatsWrites: true },
   );

@@ -33,7 +33,11 @@ export const TransactionListQuery = TransactionFilter.extend({
 });
 export type TransactionListQuery = z.infer<typeof TransactionListQuery>;
 
-/** Newest first (`createdAt`, then `id`, both descending); `nextCursor` is "" on the last page. */
+/**
+ * Newest first (`createdAt`, then `id`, both descending); `nextCursor` is "" on the last page. A page
+ * reads a bounded amount of history, so a sparse filter may answer fewer than `limit` (even none) with
+ * a `nextCursor` still to follow.
+ */
 export const TransactionPage = z
   .object({ data: z.array(TransactionDto), nextCursor: z.string() })
   .meta({ id: "TransactionPageDto" });

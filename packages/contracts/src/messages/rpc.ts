@@ -9,6 +9,7 @@ import {
   ROTATION_OVERLAP_MAX_HOURS,
   RotatedSecretDto,
 } from "../http/console-keys.ts";
+import { ConsoleTransactionDto, OverviewDto, TransactionSearch } from "../http/console-transactions.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
@@ -34,6 +35,8 @@ const rpc = <Req extends z.ZodType, Res extends z.ZodType>(
 ): RpcContract<Req, Res> => ({ subject, request, response });
 
 const BusinessScoped = { businessId: z.string() };
+/** null: every business's, which only the console's operators ask for. */
+const AnyBusiness = { businessId: z.string().nullable() };
 /** Who is calling, for orders that must know which key's webhook config applies. */
 const Caller = { businessId: z.string(), apiKeyId: z.string() };
 const Ok = z.object({ ok: z.literal(true) });
@@ -163,12 +166,13 @@ export const Rpc = {
     z.object({ ...BusinessScoped, id: z.string() }),
     TransactionDto,
   ),
-  /** One page of the business's orders, newest first, after `cursor`. */
+  /** One page of the business's orders (every business's: the console's operators), newest first, after `cursor`. */
   transactionList: rpc(
     "ramp.orders.transaction.list",
     z.object({
-      ...BusinessScoped,
+      ...AnyBusiness,
       filter: TransactionFilter,
+      q: TransactionSearch.optional(),
       limit: z.number().int().min(1).max(TRANSACTION_PAGE_MAX),
       cursor: z.string().optional(),
     }),
@@ -181,7 +185,7 @@ export const Rpc = {
    */
   transactionExport: rpc(
     "ramp.orders.transaction.export",
-    z.object({ ...BusinessScoped, filter: TransactionFilter }),
+    z.object({ ...AnyBusiness, filter: TransactionFilter, q: TransactionSearch.optional() }),
     TransactionChunk,
   ),
   /**
@@ -192,6 +196,18 @@ export const Rpc = {
     "ramp.orders.transaction.export.next.*",
     z.object({ stop: z.boolean().optional() }),
     TransactionChunk,
+  ),
+  /** An order with what orders knows of its history: statuses, deposits, the payout or delivery. */
+  transactionTimeline: rpc(
+    "ramp.orders.transaction.timeline",
+    z.object({ ...AnyBusiness, id: z.string() }),
+    ConsoleTransactionDto,
+  ),
+  /** Per-day counts and volumes of the orders created in a span of days (the console's charts). */
+  transactionOverview: rpc(
+    "ramp.orders.transaction.overview",
+    z.object({ ...AnyBusiness, from: z.string(), to: z.string() }),
+    OverviewDto,
   ),
   quoteCreate: rpc("ramp.orders.quote.create", z.object({ ...BusinessScoped, body: QuoteOrder }), QuoteDto),
   paymentCreate: rpc(

@@ -5,8 +5,9 @@ import {
   type AuditFilter,
   type AuditQuery,
 } from "@ramp/contracts";
-import { pageById } from "@ramp/runtime";
+import { isDuplicateKey, pageById } from "@ramp/runtime";
 import { type Collection, type Db, type Filter, ObjectId } from "mongodb";
+import pRetry from "p-retry";
 import { csvRow } from "../csv.ts";
 
 /** Append-only: this module has no update or delete, and nothing else writes the collection. */
@@ -25,6 +26,13 @@ export interface AuditDoc {
 
 export type NewAuditEntry = Omit<AuditDoc, "_id" | "at">;
 
+/** How `append` tries again: `retries` more tries, waits doubling from `minTimeout` ms. */
+export interface AppendRetry {
+  retries: number;
+  minTimeout: number;
+}
+export const APPEND_RETRY: AppendRetry = { retries: 5, minTimeout: 100 };
+
 /** Whose entries a reader sees: a member's business only; an operator's every entry. */
 export interface AuditScope {
   businessId?: string;
@@ -32,7 +40,11 @@ export interface AuditScope {
 
 export interface AuditLog {
   init(): Promise<void>;
-  append(entry: NewAuditEntry): Promise<void>;
+  /**
+   * Stores the entry, trying again over about 3 s (`retry`) before giving up: the write it records has
+   * already happened, so a passing database hiccup must not lose its entry.
+   */
+  append(entry: NewAuditEntry, retry?: AppendRetry): Promise<void>;
   page(scope: AuditScope, query: AuditQuery): Promise<{ data: AuditEntryDto[]; nextCursor: string }>;
   /** Every matching entry as CSV rows, newest first, read a batch at a time. */
   csv(scope: AuditScope, filter: AuditFilter): ReadableStream<Uint8Array>;
@@ -102,8 +114,19 @@ export function createAuditLog(db: Db): AuditLog {
       await entries.createIndex({ action: 1, _id: -1 });
     },
 
-    async append(entry) {
-      await entries.insertOne({ _id: new ObjectId(), at: new Date(), ...entry });
+    async append(entry, retry = APPEND_RETRY) {
+      // One id for every try: a try whose answer was lost but which was stored is not stored twice.
+      const doc = { _id: new ObjectId(), at: new Date(), ...entry };
+      await pRetry(
+        async () => {
+          try {
+            await entries.insertOne(doc);
+          } catch (err) {
+            if (!isDuplicateKey(err)) throw err;
+          }
+        },
+        { ...retry, randomize: true },
+      );
     },
 
     page: (scope, { limit, cursor, ...filter }) =>

@@ -24,7 +24,8 @@ function actorOf(route: RouteDef, c: Context<GatewayEnv>): AuditActor {
 }
 
 /**
- * Wraps every audited route (contracts' `isAudited`): after a successful answer, exactly one entry.
+ * Wraps every audited route (contracts' `isAudited`): after a successful answer, exactly one entry
+ * (or, when the database refuses it through every retry, an error log line holding it).
  * A failed request changed nothing and leaves none. A handler that noted nothing still gets its
  * entry, targeted at the request path, so no route can leave a write unrecorded.
  */
@@ -36,7 +37,7 @@ export function auditWrites(log: AuditLog) {
       const note = c.get("audit");
       const actor = actorOf(route, c);
       const person = c.get("person");
-      await log.append({
+      const entry = {
         actor,
         action,
         target: note?.target ?? c.req.path,
@@ -44,6 +45,16 @@ export function auditWrites(log: AuditLog) {
         ...(note?.after ? { after: note.after } : {}),
         requestId: c.get("trace").requestId,
         businessId: note?.businessId !== undefined ? note.businessId : (person?.businessId ?? null),
-      });
+      };
+      try {
+        await log.append(entry);
+      } catch (err) {
+        // The write is done: answering an error now would have the client do it again. The entry
+        // goes to the log instead, whole (notes hold no secrets), for an operator to restore.
+        c.get("log").error(
+          { err, auditEntry: entry },
+          "audit entry not stored after retries; it is in this line",
+        );
+      }
     });
 }

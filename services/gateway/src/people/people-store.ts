@@ -6,7 +6,7 @@ import {
   type OperatorRole,
   type PersonKind,
 } from "@ramp/contracts";
-import { pageById } from "@ramp/runtime";
+import { decryptSecret, encryptSecret, isEncryptedSecret, pageById } from "@ramp/runtime";
 import { type Collection, type Db, MongoServerError, ObjectId } from "mongodb";
 import { hashPassword } from "./passwords.ts";
 
@@ -21,7 +21,10 @@ export interface PersonDoc {
   role: OperatorRole | MemberRole;
   businessId: string | null;
   passwordHash: string;
-  /** Base32; set once a code made from `pendingTotpSecret` was confirmed. */
+  /**
+   * Base32; set once a code made from `pendingTotpSecret` was confirmed. Both are stored encrypted
+   * (CONSOLE_SECRET_KEY) and handed out of the store in the clear.
+   */
   totpSecret: string | null;
   pendingTotpSecret: string | null;
   /** The time step of the last code accepted at sign-in: a code works once, never replayed. */
@@ -62,9 +65,15 @@ export interface PeopleStore {
 
 const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
-export function createPeopleStore(db: Db): PeopleStore {
+/** `secretKey` encrypts TOTP secrets at rest: a copy of the database alone cannot make codes. */
+export function createPeopleStore(db: Db, secretKey: Buffer): PeopleStore {
   const people: Collection<PersonDoc> = db.collection("people");
   const oid = (id: string) => (ObjectId.isValid(id) ? new ObjectId(id) : null);
+  // A secret stored before encryption was added is read as it is, and encrypted when next written.
+  const clear = (stored: string | null) =>
+    stored === null || !isEncryptedSecret(stored) ? stored : decryptSecret(secretKey, stored);
+  const revealed = (doc: PersonDoc | null): PersonDoc | null =>
+    doc && { ...doc, totpSecret: clear(doc.totpSecret), pendingTotpSecret: clear(doc.pendingTotpSecret) };
   return {
     async init() {
       await people.createIndex({ email: 1 }, { unique: true });
@@ -92,11 +101,11 @@ export function createPeopleStore(db: Db): PeopleStore {
       return doc;
     },
 
-    byEmail: (email) => people.findOne({ email: email.trim().toLowerCase() }),
+    byEmail: async (email) => revealed(await people.findOne({ email: email.trim().toLowerCase() })),
 
     async byId(id) {
       const _id = oid(id);
-      return _id ? people.findOne({ _id }) : null;
+      return _id ? revealed(await people.findOne({ _id })) : null;
     },
 
     list: (filter, page) =>
@@ -104,21 +113,23 @@ export function createPeopleStore(db: Db): PeopleStore {
         people,
         { kind: filter.kind, ...(filter.businessId ? { businessId: filter.businessId } : {}) },
         page,
-        (d) => d,
+        (d) => revealed(d) as PersonDoc,
       ),
 
     async remove(id, scope) {
       const _id = oid(id);
       if (!_id) return null;
-      return people.findOneAndDelete({
+      const removed = await people.findOneAndDelete({
         _id,
         kind: scope.kind,
         ...(scope.businessId ? { businessId: scope.businessId } : {}),
       });
+      return revealed(removed);
     },
 
     async setPendingTotp(id, secret) {
-      await people.updateOne({ _id: new ObjectId(id) }, { $set: { pendingTotpSecret: secret } });
+      const sealed = encryptSecret(secretKey, secret);
+      await people.updateOne({ _id: new ObjectId(id) }, { $set: { pendingTotpSecret: sealed } });
     },
 
     async useTotpStep(_id, step) {
@@ -130,9 +141,16 @@ export function createPeopleStore(db: Db): PeopleStore {
     },
 
     async enableTotp(id, secret) {
+      const _id = new ObjectId(id);
+      // Encryption is randomised, so the pending secret is matched in the clear, then by its stored
+      // value: an enrolment started again meanwhile makes this one fail rather than enable the wrong one.
+      const stored = (await people.findOne({ _id }, { projection: { pendingTotpSecret: 1 } }))
+        ?.pendingTotpSecret;
+      if (!stored || clear(stored) !== secret) return false;
+      const sealed = isEncryptedSecret(stored) ? stored : encryptSecret(secretKey, stored);
       const r = await people.updateOne(
-        { _id: new ObjectId(id), pendingTotpSecret: secret },
-        { $set: { totpSecret: secret, pendingTotpSecret: null } },
+        { _id, pendingTotpSecret: stored },
+        { $set: { totpSecret: sealed, pendingTotpSecret: null } },
       );
       return r.modifiedCount === 1;
     },

@@ -14,10 +14,10 @@ export interface ConsoleStores {
 /** The console's people, sessions, sign-in failures and audit log, in the gateway's database; indexes made. */
 export async function openConsoleStores(
   db: Db,
-  opts: { idleSeconds: number; now: () => number },
+  opts: { idleSeconds: number; now: () => number; secretKey: Buffer },
 ): Promise<ConsoleStores> {
   const stores = {
-    people: createPeopleStore(db),
+    people: createPeopleStore(db, opts.secretKey),
     sessions: createSessionStore(db, {
       idleSeconds: opts.idleSeconds,
       absoluteSeconds: ABSOLUTE_SESSION_SECONDS,

@@ -50,7 +50,7 @@ export function createOfframpLifecycle(deps: LifecycleDeps) {
       const answer = {
         ok: ev.status === "COMPLETED",
         cause: `payout:${ev.reference}`,
-        set: {},
+        set: { payoutReference: ev.reference },
         errorReason: ev.reason ?? "payout rejected",
       };
       await finishProcessing(store, ev.orderId, answer, trace);

@@ -40,9 +40,17 @@ export interface OrderDoc extends Keyed {
   description: string | null;
   errorReason: string | null;
   createdAt: Date;
+  /** `createdAt`'s UTC day, YYYY-MM-DD (absent on orders stored before it was kept). */
+  day?: string;
+  /** When the order entered each status after INIT (absent on orders stored before it was kept). */
+  statusTimes?: Partial<Record<OrderStatus, Date>>;
+  /** The rail's reference of the offramp's payout, once the rail answered. */
+  payoutReference?: string;
   /** Unpaid onramp orders are deleted after this instant. */
   expiresAt: Date | null;
   outbox: OutboxEntry[];
+  /** Its bucket in the business's transaction list (`createTimeList`); set by the store on insert. */
+  listKey?: string;
 }
 
 /** A stored decimal string as the JSON number replies carry. */

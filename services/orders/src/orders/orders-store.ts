@@ -3,16 +3,19 @@ import { Events, type OrderStatus, type TransactionFilter } from "@ramp/contract
 import {
   type Claims,
   createStateStore,
+  type ListBudget,
+  type ListPage,
+  type ListPosition,
   type Logger,
   type OutboxEntry,
   outboxEntry,
   type Stoppable,
   type TraceContext,
 } from "@ramp/runtime";
-import { type Db, type Filter, ObjectId } from "mongodb";
+import { type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import { ensureKeyIndex, findByKey, insertOnce } from "../idempotency/once-per-key.ts";
-import type { ListPosition } from "./list-cursor.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
+import { orderList } from "./order-list-keys.ts";
 
 export interface OrderMove {
   id: ObjectId;
@@ -38,19 +41,22 @@ export interface OrdersStore {
   /** Inserts, or returns the order a concurrent retry with the same key stored first. */
   insertOnce(doc: OrderDoc): Promise<OrderDoc>;
   get(id: string | ObjectId): Promise<OrderDoc | null>;
-  getForBusiness(id: string, businessId: string): Promise<OrderDoc | null>;
+  /** The order when it is the business's (any business's for null). */
+  getForBusiness(id: string, businessId: string | null): Promise<OrderDoc | null>;
   /**
    * Up to `limit` of the business's orders matching `filter`, newest first (`createdAt`, then `_id`,
-   * descending), strictly after `after`. The list pages through this.
+   * descending), strictly after `after`, and where the next page starts. The list pages through this.
+   * Its reads follow the page, not the history (see `createTimeList`): a page that had to pass over
+   * many orders the filter leaves out stops early, with fewer orders and a `next` to go on from.
    */
   page(
-    businessId: string,
+    scope: ListScope,
     filter: TransactionFilter,
     after: ListPosition | null,
     limit: number,
-  ): Promise<OrderDoc[]>;
-  /** Every one of the business's orders matching `filter`, in list order, through one cursor. */
-  scan(businessId: string, filter: TransactionFilter, batchSize: number): OrderScan;
+  ): Promise<ListPage<OrderDoc>>;
+  /** Orders created on this UTC day (YYYY-MM-DD), with the fields the overview counts. */
+  createdOn(scope: ListScope, day: string): Promise<OverviewFields[]>;
   /** The order after this cause moved it, or null when it is elsewhere or another cause owns the exit. */
   transition(move: OrderMove): Promise<OrderDoc | null>;
   claimExit(id: ObjectId, from: OrderStatus, to: OrderStatus | "DELETED", cause: string): Promise<boolean>;
@@ -61,26 +67,73 @@ export interface OrdersStore {
   startSweeper(): Stoppable;
 }
 
-/** An open read of many orders: each `take` returns up to `n` more, fewer only at the end. */
-export interface OrderScan {
-  take(n: number): Promise<OrderDoc[]>;
-  close(): Promise<void>;
+/** Fields a search matches exactly, each with an index of its own (see `init`). */
+export const SEARCH_FIELDS = [
+  "address",
+  "recipient",
+  "accountNumber",
+  "signature",
+  "userExternalId",
+] as const;
+export type SearchMatch =
+  | { field: "_id"; value: ObjectId }
+  | { field: (typeof SEARCH_FIELDS)[number]; value: string };
+
+/** Whose orders a list reads (null: every business's) and, for a search, the one field it matches. */
+export interface ListScope {
+  businessId: string | null;
+  match?: SearchMatch;
 }
 
-const LIST_ORDER = { createdAt: -1, _id: -1 } as const;
+export type OverviewFields = Pick<OrderDoc, "status" | "currency" | "chain" | "fiatAmount" | "usdcAmount">;
 
-function listQuery(businessId: string, filter: TransactionFilter): Filter<OrderDoc> {
-  const query: Filter<OrderDoc> = { businessId };
+/** The UTC day an order was created on, kept on it so the overview reads a day by equality. */
+export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+function scoped(scope: ListScope): Filter<OrderDoc> {
+  const query: Filter<OrderDoc> = scope.businessId === null ? {} : { businessId: scope.businessId };
+  if (scope.match?.field === "_id") query._id = scope.match.value;
+  else if (scope.match) query[scope.match.field] = scope.match.value;
+  return query;
+}
+
+/** The filter's equalities; its time range is the list's own (`createTimeList`). */
+function listMatch(scope: ListScope, filter: TransactionFilter): Filter<OrderDoc> {
+  const query = scoped(scope);
   if (filter.type) query.transactionType = filter.type;
   if (filter.status) query.status = filter.status;
   if (filter.chain) query.chain = filter.chain;
   if (filter.currency) query.currency = filter.currency;
-  if (filter.from || filter.to)
-    query.createdAt = {
-      ...(filter.from ? { $gte: new Date(filter.from) } : {}),
-      ...(filter.to ? { $lt: new Date(filter.to) } : {}),
-    };
   return query;
+}
+
+const listRange = (filter: TransactionFilter) => ({
+  from: filter.from ? new Date(filter.from) : undefined,
+  to: filter.to ? new Date(filter.to) : undefined,
+});
+
+/**
+ * The list as one sorted query: until every stored order has its list key (`backfillListKeys`), and
+ * for what the business's time list does not hold (a search's field, every business's orders). A
+ * search is one indexed equality; every business's list walks the `all_list` index on MongoDB and is
+ * sorted after reading on FerretDB.
+ */
+async function unkeyedPage(
+  col: Collection<OrderDoc>,
+  ...[scope, filter, after, limit]: Parameters<OrdersStore["page"]>
+): Promise<ListPage<OrderDoc>> {
+  const { from, to } = listRange(filter);
+  const query: Filter<OrderDoc> = listMatch(scope, filter);
+  if (from || to) query.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) };
+  if (after) query.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
+  const docs = await col
+    .find(query)
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(limit + 1)
+    .toArray();
+  const shown = docs.slice(0, limit);
+  const last = shown.at(-1);
+  return { docs: shown, next: docs.length > limit && last ? { at: last.createdAt, id: last._id } : null };
 }
 
 export function createOrdersStore(deps: {
@@ -88,9 +141,20 @@ export function createOrdersStore(deps: {
   js: JetStreamClient;
   claims: Claims;
   log: Logger;
+  /** How much a list page reads at most before answering with a cursor (tests make it small). */
+  listBudget?: ListBudget;
 }): OrdersStore {
   const col = deps.db.collection<OrderDoc>("orders");
   const states = createStateStore<OrderDoc, OrderStatus>({ collection: col, stateField: "status", ...deps });
+  const list = orderList(deps.db, deps.listBudget);
+  const page: OrdersStore["page"] = (scope, filter, after, limit) =>
+    list.ready() && scope.businessId !== null && !scope.match
+      ? list.page(scope.businessId, listMatch(scope, filter), listRange(filter), after, limit)
+      : unkeyedPage(col, scope, filter, after, limit);
+  // Every order is listed under its business; the marks go in before the order does.
+  const keyed = async (doc: OrderDoc) =>
+    (await list.keyed([{ ...doc, day: dayOf(doc.createdAt) }]))[0] as OrderDoc;
+  const insert = async (doc: OrderDoc) => states.insert(await keyed(doc));
 
   const get = async (id: string | ObjectId) => {
     if (typeof id === "string" && !ObjectId.isValid(id)) return null;
@@ -99,7 +163,8 @@ export function createOrdersStore(deps: {
 
   return {
     async init() {
-      // One index for the list and export, whatever filters they get. Its prefix (business, then the
+      // The list as one sorted query (`unkeyedPage`, until every order has its list key), whatever
+      // filters it gets, on MongoDB. Its prefix (business, then the
       // keyset createdAt/_id descending) serves the sort and the from/to range, so a page is a bounded
       // index walk starting at its cursor with no in-memory sort. The optional equality filters follow
       // the keyset rather than lead it: leading with them would need an index per combination (16),
@@ -108,16 +173,21 @@ export function createOrdersStore(deps: {
         { businessId: 1, createdAt: -1, _id: -1, transactionType: 1, status: 1, chain: 1, currency: 1 },
         { name: "business_list" },
       );
+      // Every business's list (the console's operators), and one index per searched field.
+      await col.createIndex({ createdAt: -1, _id: -1 }, { name: "all_list" });
+      for (const field of SEARCH_FIELDS) await col.createIndex({ [field]: 1 }, { name: `search_${field}` });
+      await col.createIndex({ day: 1, businessId: 1 }, { name: "overview_day" });
       await col.createIndex({ status: 1, expiresAt: 1 });
       await ensureKeyIndex(col);
+      await list.init();
     },
-    insert: (doc) => states.insert(doc),
+    insert,
     findByKey: (key) => findByKey(col, key),
-    insertOnce: (doc) => insertOnce(col, doc, states.insert),
+    insertOnce: async (doc) => insertOnce(col, await keyed(doc), states.insert),
     get,
     async getForBusiness(id, businessId) {
       const doc = await get(id);
-      return doc && doc.businessId === businessId ? doc : null;
+      return doc && (businessId === null || doc.businessId === businessId) ? doc : null;
     },
     async transition({ id, from, to, cause, set = {}, trace, extra = () => [] }) {
       const moved = await states.transition({
@@ -125,7 +195,12 @@ export function createOrdersStore(deps: {
         from,
         to,
         cause,
-        set: (current) => ({ ...set, sequence: current.sequence + 1 }),
+        // Read under the order's hold, so the history of times cannot lose a concurrent entry.
+        set: (current) => ({
+          ...set,
+          sequence: current.sequence + 1,
+          statusTimes: { ...current.statusTimes, [to]: new Date() },
+        }),
         events: (next) => [
           outboxEntry(
             Events.orderStatusChanged,
@@ -149,30 +224,14 @@ export function createOrdersStore(deps: {
         );
       return moved;
     },
-    async page(businessId, filter, after, limit) {
-      const query = listQuery(businessId, filter);
-      if (after)
-        query.$or = [
-          { createdAt: { $lt: after.createdAt } },
-          { createdAt: after.createdAt, _id: { $lt: after.id } },
-        ];
-      return col.find(query).sort(LIST_ORDER).limit(limit).toArray();
-    },
-    scan(businessId, filter, batchSize) {
-      const cursor = col.find(listQuery(businessId, filter)).sort(LIST_ORDER).batchSize(batchSize);
-      return {
-        async take(n) {
-          const docs: OrderDoc[] = [];
-          while (docs.length < n) {
-            const doc = await cursor.next();
-            if (!doc) break;
-            docs.push(doc);
-          }
-          return docs;
-        },
-        close: () => cursor.close(),
-      };
-    },
+    page,
+    createdOn: (scope, day) =>
+      col
+        .find(
+          { ...scoped(scope), day },
+          { projection: { _id: 0, status: 1, currency: 1, chain: 1, fiatAmount: 1, usdcAmount: 1 } },
+        )
+        .toArray(),
     claimExit: (id, from, to, cause) => states.claimExit(id, from, to, cause),
     async dueForExpiry(now, limit) {
       const due = await col
@@ -186,6 +245,31 @@ export function createOrdersStore(deps: {
       return due.map((d) => d._id);
     },
     deleteUnpaid: (id) => states.remove(id, "INIT"),
-    startSweeper: () => states.startSweeper(),
+    startSweeper() {
+      const sweeper = states.startSweeper();
+      let stopping = false;
+      // Orders stored before lists were keyed, through the store's guarded write (an older process
+      // may be moving the same order), following the order if it moves meanwhile.
+      const backfill = list
+        .backfill({
+          log: deps.log,
+          stopping: () => stopping,
+          async setKey(o, listKey) {
+            for (let status = o.status; ; ) {
+              if (await states.update(o._id, status, {}, { listKey })) return;
+              const now = await col.findOne({ _id: o._id });
+              if (!now || now.listKey) return;
+              status = now.status;
+            }
+          },
+        })
+        .catch((err: unknown) => deps.log.error({ err }, "keying orders for the transaction list failed"));
+      return {
+        async stop() {
+          stopping = true;
+          await Promise.all([sweeper.stop(), backfill]);
+        },
+      };
+    },
   };
 }

@@ -24,6 +24,9 @@ export interface ReceivedFundsDoc {
 
 /** Every fiat or token arrival orders hears of is written down once, with what it did. */
 export interface ReceivedFunds {
+  init(): Promise<void>;
+  /** The funds recorded against an order or payment, oldest first. */
+  forOrder(orderId: string): Promise<ReceivedFundsDoc[]>;
   /** Records the fund once; a redelivery of the same fund keeps the first record. */
   record(
     id: string,
@@ -37,6 +40,14 @@ export interface ReceivedFunds {
 export function createReceivedFunds(db: Db): ReceivedFunds {
   const col = db.collection<ReceivedFundsDoc>("received_funds");
   return {
+    init: async () => {
+      await col.createIndex({ orderId: 1 }, { name: "by_order" });
+    },
+    // An order gets a handful of funds at most; sorted here, so the query stays one indexed equality.
+    forOrder: async (orderId) =>
+      (await col.find({ orderId }).limit(1000).toArray()).sort(
+        (a, b) => a.receivedAt.getTime() - b.receivedAt.getTime(),
+      ),
     async record(id, ref, orderId, outcome, detail) {
       try {
         await col.insertOne({ _id: id, ref, orderId, outcome, detail, receivedAt: new Date() });

@@ -9,7 +9,8 @@ import {
 } from "@ramp/contracts";
 import { type Logger, type Stoppable, serveRpc } from "@ramp/runtime";
 import { toDto } from "./order-doc.ts";
-import type { OrderScan, OrdersStore } from "./orders-store.ts";
+import type { OrdersStore } from "./orders-store.ts";
+import { type OrderScan, scopesOf, searchScan } from "./search-transactions.ts";
 
 export interface ExportOptions {
   /** An export nobody asked the next chunk of for this long is closed (its client went away). */
@@ -22,11 +23,10 @@ export interface ExportOptions {
 export const EXPORT_DEFAULTS: ExportOptions = { idleMs: 120_000, maxOpen: 16 };
 
 /**
- * The CSV export's orders side. Opening one runs the query once and keeps its cursor here; the
- * gateway then asks this process, on a subject of this export alone, for one chunk at a time, only
+ * The CSV export's orders side. Opening one starts a walk down the list and keeps its position here;
+ * the gateway then asks this process, on a subject of this export alone, for one chunk at a time, only
  * when its client has taken the previous one. So every side holds one chunk, however many rows, and
- * the database sorts once: FerretDB cannot serve the sort from an index, and one query per page made a
- * 100,000-order export re-sort all of them for every page.
+ * each chunk reads about a chunk's worth of orders (see `OrdersStore.page`).
  */
 export function serveTransactionExports(
   deps: { nc: NatsConnection; store: OrdersStore; log: Logger; queue: string },
@@ -45,7 +45,7 @@ export function serveTransactionExports(
     return { data: docs.map(toDto), last: docs.length < chunk };
   };
 
-  const keepOpen = (scan: OrderScan, businessId: string): string => {
+  const keepOpen = (scan: OrderScan, businessId: string | null): string => {
     const id = randomBytes(16).toString("hex");
     const subject = instanceSubject(Rpc.transactionExportNext, id);
     let idle: NodeJS.Timeout | undefined;
@@ -99,9 +99,9 @@ export function serveTransactionExports(
     return subject;
   };
 
-  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter }, ctx) => {
+  const opener = serveRpc(nc, Rpc.transactionExport, queue, log, async ({ businessId, filter, q }, ctx) => {
     if (open.size >= options.maxOpen) throw unavailable("Too many exports are running; try again shortly");
-    const scan = store.scan(businessId, filter, chunk);
+    const scan = searchScan(store, scopesOf(businessId, q), filter);
     try {
       const { data, last } = await read(scan);
       if (last) {
