@@ -1,5 +1,6 @@
 // The web console in a real Chromium against a whole stack: sign-in, session expiry, keys, an
 // operator's business suspension, a viewer's read-only view, phone width and keyboard use.
+import { readFile } from "node:fs/promises";
 import { createConsoleClient } from "@ramp/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { seedConsolePeople } from "../scripts/launcher/console-people.ts";
@@ -12,12 +13,15 @@ import {
   signIn,
 } from "./support/console-browser.ts";
 import { ADMIN_TOKEN, type Stack, startStack } from "./support/stack.ts";
+import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
 let stack: Stack;
 let browser: ConsoleBrowser;
 let acme: { id: string; apiKey: string };
 let other: { id: string; apiKey: string };
 let owner: { email: string; password: string };
+let acmeOrder: { id: string; address: string };
+let otherOrder: { id: string; address: string };
 let admin: { email: string; password: string };
 const viewer = { email: "viewer@acme.test", password: "viewer-password-123" };
 const opened: ConsolePage[] = [];
@@ -25,10 +29,25 @@ const opened: ConsolePage[] = [];
 const RATE = "/pub/v2/rate?currency=NGN";
 
 beforeAll(async () => {
-  stack = await startStack({ services: ["pricing", "webhook-dispatcher", "gateway"] });
+  stack = await startStack({ serviceEnv: { "chain-watcher": sandboxChainEnv } });
   acme = await stack.createBusiness("Acme Payments", 100);
   other = await stack.createBusiness("Other Ltd", 50);
   await stack.setRate("NGN", 1500, 1450);
+  const order = async (apiKey: string, path: string, body: Record<string, unknown>) => {
+    const res = await stack.client(apiKey).post(path, body);
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { id: string; address: string };
+  };
+  const onramp = { currency: "NGN", chain: "ETHEREUM", mint: ETH_USDC, recipient: EVM_RECIPIENT };
+  acmeOrder = await order(acme.apiKey, "/pub/v2/onramp", { ...onramp, amount: 5, userExternalId: "cust-7" });
+  otherOrder = await order(other.apiKey, "/pub/v2/offramp", {
+    accountNumber: "0123456789",
+    bankCode: "000013",
+    currency: "NGN",
+    chain: "BASE",
+    mint: BASE_USDC,
+    amount: 6,
+  });
   const people = await seedConsolePeople(stack.url, ADMIN_TOKEN, acme.id);
   admin = people.find((p) => p.role === "admin")!;
   owner = people.find((p) => p.role === "owner")!;
@@ -84,7 +103,8 @@ describe("the web console", () => {
     await p.page.waitForURL(/\/console\/sign-in\?next=/);
     await p.shot("console-sign-in-1280");
     await signIn(p, owner.email, owner.password);
-    await p.page.waitForURL(/\/console\/keys$/);
+    await p.page.waitForURL(/\/console\/overview$/);
+    await p.page.getByRole("link", { name: "API keys" }).click();
 
     await p.page.getByLabel("Name").fill("Checkout server");
     await p.page.getByRole("button", { name: "Create key" }).click();
@@ -137,7 +157,8 @@ describe("the web console", () => {
     const p = await open();
     await p.goto("/console/");
     await signIn(p, admin.email, admin.password);
-    await p.page.waitForURL(/\/console\/businesses$/);
+    await p.page.waitForURL(/\/console\/overview$/);
+    await p.page.getByRole("link", { name: "Businesses" }).click();
     const row = p.page.getByRole("row", { name: /Other Ltd/ });
     await row.getByRole("button", { name: "Suspend" }).click();
     await p.page.getByRole("dialog").getByRole("button", { name: "Suspend" }).click();
@@ -182,28 +203,75 @@ describe("the web console", () => {
     const p = await open(PHONE);
     await p.goto("/console/");
     await signIn(p, owner.email, owner.password);
-    for (const page of ["keys", "webhooks", "team", "audit"]) {
+    for (const page of [
+      "overview",
+      "transactions",
+      `transactions/${acmeOrder.id}`,
+      "keys",
+      "webhooks",
+      "team",
+      "audit",
+    ]) {
       await p.goto(`/console/${page}`);
       await p.page.locator("main h1").waitFor();
       await p.page.waitForLoadState("networkidle");
-      expect(await overflowsSideways(p.page), page).toBe(false);
+      expect(await overflowsSideways(p.page), page).toBe("");
       if (page === "keys") await p.shot("console-keys-390");
     }
     const ops = await open(PHONE);
     await ops.goto("/console/");
     await signIn(ops, admin.email, admin.password);
-    for (const page of ["businesses", "rates", "operators", "audit"]) {
+    for (const page of ["overview", "transactions", "businesses", "rates", "operators", "audit"]) {
       await ops.goto(`/console/${page}`);
       await ops.page.locator("main h1").waitFor();
       await ops.page.waitForLoadState("networkidle");
-      expect(await overflowsSideways(ops.page), page).toBe(false);
+      expect(await overflowsSideways(ops.page), page).toBe("");
       if (page === "businesses") await ops.shot("console-businesses-390");
     }
+  });
+
+  it("an owner sees its orders and not another business's, opens one's timeline, and exports them", async () => {
+    const p = await open();
+    await p.goto("/console/transactions");
+    await signIn(p, owner.email, owner.password);
+    await p.page.waitForURL(/\/console\/transactions$/);
+    const link = p.page.getByRole("link", { name: acmeOrder.id });
+    await link.waitFor();
+    expect(await p.page.getByText(otherOrder.id).count()).toBe(0);
+    await p.shot("console-transactions-1280");
+    await link.click();
+    await p.page.waitForURL(new RegExp(`/console/transactions/${acmeOrder.id}$`));
+    await p.page.getByRole("heading", { name: "Timeline" }).waitFor();
+    await p.page.locator(".timeline li").getByText("status", { exact: true }).first().waitFor();
+    await p.page.getByText("cust-7").waitFor();
+    await p.shot("console-transaction-1280");
+
+    await p.page.getByRole("link", { name: "Back to transactions" }).click();
+    const saved = p.page.waitForEvent("download");
+    await p.page.getByRole("button", { name: "Export CSV" }).click();
+    const csv = await readFile((await (await saved).path()) ?? "", "utf8");
+    expect(csv).toContain(acmeOrder.id);
+    expect(csv).not.toContain(otherOrder.id);
+    await p.page.getByText("Saved transactions.csv").waitFor();
+
+    await p.page.getByRole("link", { name: "Overview" }).click();
+    await p.page.getByText("Orders per day by status").waitFor();
+    await p.shot("console-overview-1280");
+  });
+
+  it("an operator finds another business's order by its deposit address", async () => {
+    const p = await open();
+    await p.goto("/console/transactions");
+    await signIn(p, admin.email, admin.password);
+    await p.page.getByLabel(/^Search/).fill(otherOrder.address);
+    await p.page.getByRole("link", { name: otherOrder.id }).waitFor();
+    await expect.poll(() => p.page.locator("tbody tr").count()).toBe(1);
   });
 
   it("works from the keyboard, with a visible focus ring", async () => {
     const p = await open();
     await p.goto("/console/sign-in");
+    await p.page.getByLabel("Email").waitFor();
     const focused = () =>
       p.page.evaluate(() => {
         const el = (globalThis as any).document.activeElement;
@@ -219,7 +287,7 @@ describe("the web console", () => {
     await p.page.keyboard.press("Tab");
     expect(await focused()).toEqual({ label: "Sign in", outline: "solid" });
     await p.page.keyboard.press("Enter");
-    await p.page.waitForURL(/\/console\/keys$/);
+    await p.page.waitForURL(/\/console\/overview$/);
     // Every menu entry is a link reached with Tab.
     await p.page.getByRole("link", { name: "Team" }).focus();
     await p.page.keyboard.press("Enter");

@@ -76,9 +76,17 @@ export async function signIn(p: ConsolePage, email: string, password: string): P
   await p.page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 
-/** Whether the page scrolls sideways: its content wider than the viewport. */
+/**
+ * What makes the page scroll sideways: "" when its content fits the viewport, else the tags and
+ * classes of the elements that reach past its right edge.
+ */
 export const overflowsSideways = (page: Page) =>
   page.evaluate(() => {
-    const doc = (globalThis as any).document;
-    return doc.documentElement.scrollWidth > (globalThis as any).innerWidth;
+    const g = globalThis as any;
+    const doc = g.document;
+    if (doc.documentElement.scrollWidth <= g.innerWidth) return "";
+    const wide = [...doc.querySelectorAll("body *")].filter(
+      (el: any) => el.getBoundingClientRect().right > g.innerWidth + 0.5,
+    );
+    return wide.map((el: any) => `${el.tagName.toLowerCase()}.${el.className}`).join(" ") || "overflow";
   });

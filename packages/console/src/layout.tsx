@@ -14,6 +14,8 @@ const everyone = () => true;
 
 /** The pages, in menu order; the first one a person may see is where sign-in lands. */
 export const NAV: NavItem[] = [
+  { to: "/overview", label: "Overview", shows: everyone },
+  { to: "/transactions", label: "Transactions", shows: everyone },
   { to: "/keys", label: "API keys", shows: member },
   { to: "/webhooks", label: "Webhooks", shows: member },
   { to: "/team", label: "Team", shows: isOwner },
@@ -23,7 +25,7 @@ export const NAV: NavItem[] = [
   { to: "/audit", label: "Audit log", shows: everyone },
 ];
 
-export const homeOf = (u: ConsoleUser) => NAV.find((n) => n.shows(u))?.to ?? "/audit";
+export const homeOf = (u: ConsoleUser) => NAV.find((n) => n.shows(u))?.to ?? "/overview";
 
 export function Layout() {
   const session = useSession();

@@ -9,9 +9,12 @@ import { BusinessesPage } from "./pages/businesses.tsx";
 import { KeysPage } from "./pages/keys.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { OperatorsPage } from "./pages/operators.tsx";
+import { OverviewPage } from "./pages/overview.tsx";
 import { RatesPage } from "./pages/rates.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { TeamPage } from "./pages/team.tsx";
+import { TransactionPage } from "./pages/transaction.tsx";
+import { TransactionsPage } from "./pages/transactions.tsx";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { reportSessionEnded, SessionProvider } from "./session.tsx";
 import "./styles.css";
@@ -36,6 +39,9 @@ createRoot(root).render(
             <Route path="/sign-in" element={<SignInPage />} />
             <Route element={<Layout />}>
               <Route index element={<Home />} />
+              <Route path="/overview" element={<OverviewPage />} />
+              <Route path="/transactions" element={<TransactionsPage />} />
+              <Route path="/transactions/:id" element={<TransactionPage />} />
               <Route path="/keys" element={<KeysPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />
               <Route path="/team" element={<TeamPage />} />

@@ -16,6 +16,7 @@ import {
   type TextFieldProps,
 } from "react-aria-components";
 import { errorText } from "./api.ts";
+import { download } from "./download.ts";
 
 export function Btn({ className, ...props }: ButtonProps & { variant?: "primary" | "danger" | "plain" }) {
   const { variant = "plain", ...rest } = props;
@@ -262,5 +263,40 @@ export function CreateCard(props: {
       <ErrorNote error={props.error} />
       {props.result}
     </section>
+  );
+}
+
+/** Runs an export, shows that it is running, then saves the CSV and says how big it was. */
+export function ExportButton({ file, run }: { file: string; run(): Promise<string> }) {
+  const [state, setState] = useState<{ busy: boolean; note: string; error: unknown }>({
+    busy: false,
+    note: "",
+    error: null,
+  });
+  return (
+    <div className="export">
+      <Btn
+        isDisabled={state.busy}
+        onPress={async () => {
+          setState({ busy: true, note: "", error: null });
+          try {
+            const csv = await run();
+            download(file, csv);
+            setState({
+              busy: false,
+              note: `Saved ${file} (${csv.length.toLocaleString()} characters)`,
+              error: null,
+            });
+          } catch (e) {
+            setState({ busy: false, note: "", error: e });
+          }
+        }}
+      >
+        Export CSV
+      </Btn>
+      {state.busy && <progress aria-label="Exporting" />}
+      <span role="status">{state.note}</span>
+      <ErrorNote error={state.error} />
+    </div>
   );
 }

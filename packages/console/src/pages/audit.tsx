@@ -1,24 +1,12 @@
 import { useState } from "react";
 import { api } from "../api.ts";
-import { Btn, Empty, ErrorNote, Field, PageHead, Table, usePaged, when } from "../ui.tsx";
+import { Empty, ErrorNote, ExportButton, Field, PageHead, Table, usePaged, when } from "../ui.tsx";
 
 const changes = (v: Record<string, unknown> | undefined) => (v ? JSON.stringify(v) : "");
-
-/** Saves text as a file through a link to a Blob: no request leaves the page for it. */
-function download(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  URL.revokeObjectURL(url);
-}
 
 export function AuditPage() {
   const [actor, setActor] = useState("");
   const [action, setAction] = useState("");
-  const [exporting, setExporting] = useState<"" | "Exporting…" | "Saved audit.csv">("");
-  const [exportError, setExportError] = useState<unknown>(null);
   const filters = { ...(actor ? { actor } : {}), ...(action ? { action } : {}) };
   const { query, rows, pager } = usePaged(["audit", filters], (cursor) =>
     api.audit.list({ ...filters, cursor }),
@@ -27,25 +15,8 @@ export function AuditPage() {
   return (
     <>
       <PageHead title="Audit log">
-        <Btn
-          isDisabled={exporting === "Exporting…"}
-          onPress={async () => {
-            setExporting("Exporting…");
-            setExportError(null);
-            try {
-              download("audit.csv", await api.audit.export(filters));
-              setExporting("Saved audit.csv");
-            } catch (e) {
-              setExportError(e);
-              setExporting("");
-            }
-          }}
-        >
-          Export CSV
-        </Btn>
-        <span aria-live="polite">{exporting}</span>
+        <ExportButton file="audit.csv" run={() => api.audit.export(filters)} />
       </PageHead>
-      <ErrorNote error={exportError} />
       <div className="filters">
         <Field label="Actor (email or id)" value={actor} onChange={setActor} />
         <Field label="Action (e.g. consoleKeyRevoke)" value={action} onChange={setAction} />

@@ -117,8 +117,22 @@ export function RatesPage() {
               <YAxis domain={["auto", "auto"]} width={70} />
               <Tooltip />
               <Legend />
-              <Line type="stepAfter" dataKey="onRamp" name="Onramp" stroke="#1d4ed8" dot={false} />
-              <Line type="stepAfter" dataKey="offRamp" name="Offramp" stroke="#b45309" dot={false} />
+              <Line
+                type="stepAfter"
+                dataKey="onRamp"
+                name="Onramp"
+                stroke="#1d4ed8"
+                dot={false}
+                isAnimationActive={false}
+              />
+              <Line
+                type="stepAfter"
+                dataKey="offRamp"
+                name="Offramp"
+                stroke="#b45309"
+                dot={false}
+                isAnimationActive={false}
+              />
             </LineChart>
           </ResponsiveContainer>
         </figure>
