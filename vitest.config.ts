@@ -17,9 +17,11 @@ export default defineConfig({
         test: {
           name: "integration",
           sequence: { groupOrder: 1 },
-          include: ["services/*/test/**/*.test.ts", "e2e/**/*.test.ts"],
+          include: ["packages/*/test/**/*.test.ts", "services/*/test/**/*.test.ts", "e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["e2e/support/global-setup.ts"],
+          // Connections "as a service" get the runtime's identity and signing (devinfra has neither).
+          setupFiles: ["e2e/support/service-connections.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // Two cores: keep the number of whole stacks running at once small.

@@ -11,7 +11,7 @@
  *   BENCH_EVM_LOGS=5000 BENCH_EVM_WATCHED=10000 BENCH_DURATION_S=10 pnpm exec tsx bench/evm-logs.ts
  */
 import { randomBytes } from "node:crypto";
-import { DEV_MNEMONIC, EvmAdapter, EvmKeyring } from "@ramp/chain-watcher";
+import { createEvmAdapter, DEV_MNEMONIC, EvmKeyring } from "@ramp/chain-watcher";
 import { deployTestUsdc, startAnvil } from "@ramp/devinfra/anvil";
 import { envNumber, report } from "./support/report.ts";
 
@@ -66,7 +66,7 @@ try {
   const last = Math.max(...blocks);
   process.stdout.write(`${LOGS} Transfer logs in blocks ${first}..${last}, ${WATCHED} watched addresses\n`);
 
-  const evm = new EvmAdapter({
+  const evm = createEvmAdapter({
     chain: "BASE",
     rpcUrl: anvil.url,
     keyring: new EvmKeyring(DEV_MNEMONIC),
@@ -122,7 +122,7 @@ try {
       p99Ms: watcher.p99Ms,
     });
   } finally {
-    evm.destroy();
+    evm.close();
   }
 } finally {
   await anvil.stop();

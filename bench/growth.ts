@@ -59,6 +59,7 @@ const REQUESTS = envNumber("BENCH_GROWTH_REQUESTS", 20);
 const ROW_S = envNumber("BENCH_GROWTH_ROW_S", 30);
 const IDLE_S = envNumber("BENCH_GROWTH_IDLE_S", 20);
 const BATCH = 2_000;
+const STATS_SETTLE_S = 12;
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 const pct = (sorted: number[], p: number) =>
@@ -252,6 +253,9 @@ async function main() {
       // the idle row below reads what history costs, not what this run left pending.
       await orders.updateMany({ businessId, status: "INIT" }, { $set: { status: "ERROR" } });
       if (pg && pgBin) {
+        // PostgreSQL counts a connection's reads when it goes idle, up to 10 s later: the requests
+        // above settle first, so the window holds the sweeps' reads alone.
+        await new Promise((r) => setTimeout(r, STATS_SETTLE_S * 1000));
         const before = rowsRead(pgBin, pg);
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
         const { total, tables } = readsBetween(before, rowsRead(pgBin, pg));

@@ -1,4 +1,4 @@
-// `npm test`: typecheck → lint → every test, the order CI runs them in.
+// `npm test`: typecheck → lint → import structure → every test, the order CI runs them in.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -45,6 +45,8 @@ ensureChromium();
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);
 step("typecheck (root scripts)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json"]);
 step("lint", "pnpm", ["exec", "biome", "check", "--error-on-warnings", "."]);
+// Import cycles, cross-service imports and imports back up a service's floors (.dependency-cruiser.cjs).
+step("structure", "pnpm", ["run", "--silent", "check:structure"]);
 // The browser tests drive the gateway's /console/, served from this build of the current source.
 process.stderr.write("\n[test] web console build\n");
 ensureConsoleBuilt({ always: true });

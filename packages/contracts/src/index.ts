@@ -10,6 +10,7 @@ export * from "./http/console.ts";
 export * from "./http/console-keys.ts";
 export * from "./http/console-transactions.ts";
 export * from "./http/idempotency.ts";
+export * from "./http/money-ops.ts";
 export * from "./http/payments.ts";
 export * from "./http/quotes.ts";
 export * from "./http/rates.ts";

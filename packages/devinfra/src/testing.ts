@@ -2,7 +2,6 @@
 import { createUser } from "@nats-io/nkeys";
 import { connect, type NatsConnection, nkeyAuthenticator } from "@nats-io/transport-node";
 import type { NatsPermissions, ServiceName } from "@ramp/contracts";
-import { bindSigning, messageSigningFor, natsIdentity } from "@ramp/runtime";
 import type {} from "vitest";
 import { createNatsCredentials, type NatsCredentials, peerKeysOf } from "./nats-auth.ts";
 import { type NatsCluster, startNatsCluster } from "./nats-cluster.ts";
@@ -72,15 +71,30 @@ export interface TestNats {
   stop(): Promise<void>;
 }
 
-/** Connects as one service would: its nkey, its inbox prefix, and its signature on what it publishes. */
-async function connectAs(servers: string[], credentials: NatsCredentials, service: ServiceName) {
-  const { seed } = credentials[service];
-  const nc = await connect({ servers, ...natsIdentity(service, seed) });
-  bindSigning(
-    nc,
-    messageSigningFor(service, { NATS_NKEY_SEED: seed, NATS_PEER_KEYS: peerKeysOf(credentials) }),
-  );
-  return nc;
+/**
+ * Connects as one service would: its nkey, its inbox prefix, and its signature on what it publishes.
+ * Those are @ramp/runtime's, which this package does not depend on (runtime's own tests use it), so the
+ * integration project's setup file hands it over (`useServiceConnector`, e2e/support/service-connections.ts).
+ */
+export type ServiceConnector = (
+  servers: string[],
+  service: ServiceName,
+  credentials: { seed: string; peerKeys: string },
+) => Promise<NatsConnection>;
+
+let serviceConnector: ServiceConnector | undefined;
+
+export function useServiceConnector(connector: ServiceConnector): void {
+  serviceConnector = connector;
+}
+
+function connectAs(servers: string[], credentials: NatsCredentials, service: ServiceName) {
+  if (!serviceConnector)
+    throw new Error("no service connector: the test project's setupFiles must call useServiceConnector");
+  return serviceConnector(servers, service, {
+    seed: credentials[service].seed,
+    peerKeys: peerKeysOf(credentials),
+  });
 }
 
 const observerAuth = (seed: string) => ({

@@ -200,4 +200,3 @@ export async function startToncenterServer(rpc: SandboxTonRpc): Promise<JsonHttp
 }
 
 export type { JsonHttpServer } from "./json-http-server.ts";
-export { mintJetton, type TestJetton, testJetton } from "./ton-jetton.ts";

@@ -1,5 +1,8 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { LeaseBucketContract } from "@ramp/contracts";
 import type { Db } from "mongodb";
-import type { HoldLocks } from "./hold-locks.ts";
+import { type HoldLocks, openKvHoldLocks } from "./hold-locks.ts";
+import type { Logger } from "./logger.ts";
 import { isDuplicateKey } from "./mongo.ts";
 import { createWriteQueue } from "./write-queue.ts";
 
@@ -208,7 +211,7 @@ export function createClaims(db: Db, opts: ClaimsOptions = {}): Claims {
   const claimHolds: HoldLocks = {
     leaseMs: EXCLUSIVE_LEASE_MS,
     take: (lock, owner) => claims.claim(lock, owner, EXCLUSIVE_LEASE_MS),
-    renew: async (lock, owner) => void (await claims.claim(lock, owner, EXCLUSIVE_LEASE_MS)),
+    renew: (lock, owner) => claims.claim(lock, owner, EXCLUSIVE_LEASE_MS),
     release: (lock, owner) => claims.release(lock, owner),
     held: async (lock) => ((await col.findOne({ _id: lock }))?.until?.getTime() ?? 0) > Date.now(),
   };
@@ -253,4 +256,15 @@ export function createClaims(db: Db, opts: ClaimsOptions = {}): Claims {
   }
 
   return claims;
+}
+
+/** A service's claims, its document holds in its own hold bucket: what every service that needs holds runs. */
+export async function createServiceClaims(
+  nc: NatsConnection,
+  db: Db,
+  contract: LeaseBucketContract,
+  opts: { replicas: number; log: Logger },
+): Promise<Claims> {
+  // Holds in NATS KV, not in the database: three fewer database operations per guarded write.
+  return createClaims(db, { holds: await openKvHoldLocks(nc, contract, opts) });
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { LeaseBucketContract } from "@ramp/contracts";
-import { retryJetStreamSetup } from "./jetstream-setup.ts";
+import { kvLocks, openLockBucket } from "./hold-locks.ts";
 import type { Logger } from "./logger.ts";
 import type { Stoppable } from "./service.ts";
 
@@ -30,15 +29,12 @@ export async function runWithLease(
   opts: LeaseOptions,
   start: () => Stoppable | Promise<Stoppable>,
 ): Promise<Stoppable> {
-  const kv: KV = await retryJetStreamSetup(
-    `lease bucket ${opts.contract.bucket}`,
-    () => new Kvm(nc).create(opts.contract.bucket, { history: 1, ttl: opts.ttlMs, replicas: opts.replicas }),
-    { log: opts.log },
-  );
+  const bucket = await openLockBucket(nc, opts.contract, { ...opts, leaseMs: opts.ttlMs });
+  // The key as given (it is KV-safe): every replica, of any version, names the lease alike.
+  const locks = kvLocks(bucket, opts.ttlMs, (key) => key);
   const owner = randomUUID();
   const log = opts.log.child({ lease: opts.key });
   const everyMs = Math.max(100, Math.floor(opts.ttlMs / 3));
-  let revision = 0;
   let renewedAt = 0;
   let task: Stoppable | null = null;
   let stopped = false;
@@ -50,24 +46,22 @@ export async function runWithLease(
     const t = task;
     task = null;
     await t.stop();
+    // Forget it here too; the entry, if still ours, goes at once rather than after the TTL.
+    await locks.release(opts.key, owner);
   };
 
   const step = async () => {
     if (task && Date.now() - renewedAt > opts.ttlMs * 0.8) await letGo("renewal overdue (paused?)");
     if (task) {
-      try {
-        revision = await kv.update(opts.key, owner, revision);
-        renewedAt = Date.now();
-      } catch (err) {
-        await letGo(err instanceof Error ? err.message : String(err));
-      }
+      const kept = await locks.renew(opts.key, owner).catch((err: unknown) => {
+        log.warn({ err }, "lease renewal failed");
+        return false;
+      });
+      if (kept) renewedAt = Date.now();
+      else await letGo("renewal refused");
       return;
     }
-    try {
-      revision = await kv.create(opts.key, owner);
-    } catch {
-      return; // Someone holds it.
-    }
+    if (!(await locks.take(opts.key, owner))) return; // Someone holds it.
     renewedAt = Date.now();
     log.info("lease taken; task started");
     task = await start();
@@ -93,7 +87,7 @@ export async function runWithLease(
       await task.stop();
       task = null;
       // Hand over at once rather than after the TTL; only our own revision is deleted.
-      await kv.delete(opts.key, { previousSeq: revision }).catch(() => undefined);
+      await locks.release(opts.key, owner);
     },
   };
 }

@@ -1,8 +1,9 @@
 import type { Server } from "node:http";
 import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { type ServiceName, usesSharedStreams } from "@ramp/contracts";
+import { HoldBuckets, type ServiceName, usesSharedStreams } from "@ramp/contracts";
 import type { Db } from "mongodb";
+import { type Claims, createClaims, createServiceClaims } from "./claims.ts";
 import type { BaseConfig } from "./config.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
@@ -25,6 +26,11 @@ export interface ServiceDeps<C extends BaseConfig> {
   nc: NatsConnection;
   js: JetStreamClient;
   db: Db;
+  /**
+   * The service's claims and document holds, for every store it opens: holds in its own NATS KV hold
+   * bucket where contracts give it one (`HoldBuckets`), else claim documents in its database.
+   */
+  claims: Claims;
 }
 
 export interface ServiceHandle<C extends BaseConfig> extends Stoppable {
@@ -105,7 +111,11 @@ export async function bootService<C extends BaseConfig>(
     config.MONGODB_URI,
     config.MONGODB_DATABASE ?? `ramp_${name.replace(/-/g, "_")}`,
   );
-  const deps: ServiceDeps<C> = { name, config, log, nc, js, db: mongo.db };
+  const holdBucket = Object.values(HoldBuckets).find((b) => b.owner === name);
+  const claims = holdBucket
+    ? await createServiceClaims(nc, mongo.db, holdBucket, { replicas: config.NATS_STREAM_REPLICAS, log })
+    : createClaims(mongo.db);
+  const deps: ServiceDeps<C> = { name, config, log, nc, js, db: mongo.db, claims };
   const parts = await register(deps);
   // Subscriptions are only live once the server has them: flush, so "started" means "answering".
   await nc.flush();

@@ -38,7 +38,6 @@ export interface ListPosition {
 
 export interface TimeListed {
   _id: ObjectId;
-  listKey?: string;
 }
 
 const markId = (scope: string, level: number, n: number) =>
@@ -91,7 +90,7 @@ export interface TimeList<T extends TimeListed> {
   init(): Promise<void>;
   /** False until documents stored before this list existed have their keys (`backfill`). */
   ready(): boolean;
-  /** The documents with their `listKey`, after their marks are stored: insert what this returns. */
+  /** The documents with their key, after their marks are stored: insert what this returns. */
   keyed<D extends T>(docs: D[]): Promise<D[]>;
   /**
    * Up to `limit` documents of `scope` matching the equalities in `match` and at in [from, to),
@@ -160,8 +159,8 @@ const before = (a: ListPosition, b: ListPosition) =>
 /** The lower edge of a leaf, as a position: everything in that leaf comes before it. */
 const leafEdge = (n: number): ListPosition => ({ at: new Date(n * LEAF_MS), id: new ObjectId(ZERO_ID_HEX) });
 
-/** Stored among the marks once every document has its key; no walk reads it (`up` is ""). */
-const DONE: ListMark = { _id: "backfill:listKey", up: "", n: 0 };
+/** Stored among the marks once every document has its key in `field`; no walk reads it (`up` is ""). */
+const doneMark = (field: string): ListMark => ({ _id: `backfill:${field}`, up: "", n: 0 });
 const BACKFILL_BATCH = 500;
 
 export function createTimeList<T extends TimeListed & Document>(deps: {
@@ -170,9 +169,13 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
   /** The time a document is listed at, and the list it belongs to. */
   at: (doc: T) => Date;
   scopeOf: (doc: T) => string;
+  /** The field holding a document's key: `listKey` unless a collection has several lists. */
+  field?: string;
   budget?: ListBudget;
 }): TimeList<T> {
   const { docs, marks, at, scopeOf } = deps;
+  const field = deps.field ?? "listKey";
+  const DONE = doneMark(field);
   const budget = deps.budget ?? LIST_BUDGET;
   // Marks this process knows are stored; forgotten wholesale when large (re-inserting one is harmless).
   const known = new Set<string>();
@@ -240,7 +243,7 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
       if (ns.length === 0) return { docs: out.slice(0, limit), next: null };
       leavesRead += ns.length;
       const read = await Promise.all(
-        ns.map((n) => docs.find({ ...match, listKey: markId(scope, 0, n) } as Filter<T>).toArray()),
+        ns.map((n) => docs.find({ ...match, [field]: markId(scope, 0, n) } as Filter<T>).toArray()),
       );
       for (const rows of read) {
         rowsRead += rows.length;
@@ -265,12 +268,12 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
     await insertListMarks(marks, [...due.values()]);
     if (known.size > 50_000) known.clear();
     for (const id of due.keys()) known.add(id);
-    return batch.map((doc) => ({ ...doc, listKey: listKeyOf(scopeOf(doc), at(doc)) }));
+    return batch.map((doc) => ({ ...doc, [field]: listKeyOf(scopeOf(doc), at(doc)) }));
   };
 
   return {
     async init() {
-      await docs.createIndex({ listKey: 1 } as never);
+      await docs.createIndex({ [field]: 1 } as never);
       await marks.createIndex({ up: 1 });
       // Done already, or nothing stored yet (an unfiltered `findOne` reads one row on FerretDB too).
       ready = (await marks.findOne({ _id: DONE._id })) !== null;
@@ -306,13 +309,13 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
       let batch: T[] = [];
       const flush = async () => {
         const withKeys = await keyed(batch);
-        await Promise.all(withKeys.map((d) => setKey(d, d.listKey as string)));
+        await Promise.all(withKeys.map((d) => setKey(d, (d as Document)[field] as string)));
         count += batch.length;
         batch = [];
       };
       try {
         for await (const doc of cursor as AsyncIterable<T>) {
-          if (doc.listKey) continue;
+          if ((doc as Document)[field]) continue;
           batch.push(doc);
           if (batch.length >= BACKFILL_BATCH) await flush();
           if (stopping()) return;
@@ -323,7 +326,8 @@ export function createTimeList<T extends TimeListed & Document>(deps: {
       await flush();
       await insertListMarks(marks, [DONE]);
       ready = true;
-      if (count > 0) log.info({ collection: docs.collectionName, count }, "documents keyed for their list");
+      if (count > 0)
+        log.info({ collection: docs.collectionName, field, count }, "documents keyed for their list");
     },
   };
 }

@@ -13,6 +13,14 @@ export const BankingConfig = BaseConfig.extend({
   /** Pepper for hashing BVNs; KYC records are found by hash, the BVN itself is never stored. */
   KYC_PEPPER: z.string().optional(),
   VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),
+  /**
+   * A payout the rail fails with a timeout or a 5xx is asked again, up to PAYOUT_ATTEMPTS asks in all,
+   * waiting PAYOUT_RETRY_BASE_MS and doubling; only a refusal or the last failure ends the order in ERROR.
+   * The defaults keep the worst case (4 × 10 s + 1 + 2 + 4 s) inside the command's 60 s ack wait.
+   */
+  PAYOUT_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  PAYOUT_RETRY_BASE_MS: envInt(1_000),
+  PAYOUT_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
 });
 export type BankingConfig = z.infer<typeof BankingConfig>;
 

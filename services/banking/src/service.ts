@@ -1,29 +1,32 @@
-import { Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createServiceClaims, serveRpc } from "@ramp/runtime";
+import { Consumers, notFound, Rpc } from "@ramp/contracts";
+import { bootService, callRpc, consume, serveRpc } from "@ramp/runtime";
 import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
 import { createAdapters } from "./adapters.ts";
 import { filterBanks, loadCatalogue } from "./catalogue/catalogue.ts";
 import { type BankingConfig, kycPepper } from "./config.ts";
 import { createKyc } from "./identity/kyc.ts";
-import { createPayouts } from "./payouts/payouts.ts";
+import { createPayouts, payoutsOfDay } from "./payouts/payouts.ts";
 import { createVirtualAccounts } from "./virtual-accounts/virtual-accounts.ts";
 
 const QUEUE = "banking";
 
 export async function startBanking(config: BankingConfig) {
-  return bootService("banking", config, async ({ nc, js, db, log }) => {
+  return bootService("banking", config, async ({ nc, js, db, log, claims }) => {
     const banks = loadCatalogue();
     const { rail, identity } = createAdapters(config);
     const store = createAccountsStore(db);
     await store.init();
-    const claims = await createServiceClaims(nc, db, HoldBuckets.banking, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
     const virtualAccounts = createVirtualAccounts({ db, rail, js, claims, log });
     await virtualAccounts.init();
-    const payouts = createPayouts({ db, rail, js, claims, log });
+    const retry = {
+      attempts: config.PAYOUT_ATTEMPTS,
+      baseDelayMs: config.PAYOUT_RETRY_BASE_MS,
+      timeoutMs: config.PAYOUT_TIMEOUT_MS,
+    };
+    const payouts = createPayouts({ db, rail, js, claims, log, retry });
+    const byDay = payoutsOfDay(db);
+    await byDay.init();
     const kyc = createKyc({ db, provider: identity, pepper: kycPepper(config) });
     const accountsDeps = {
       store,
@@ -56,6 +59,7 @@ export async function startBanking(config: BankingConfig) {
         await virtualAccounts.close(ref);
         return { ok: true as const };
       }),
+      serveRpc(nc, Rpc.payoutsOfDay, QUEUE, log, (req) => byDay.page(req)),
       serveRpc(nc, Rpc.kycVerify, QUEUE, log, async ({ businessId, bvn }) => kyc.verify(businessId, bvn)),
       await consume(nc, {
         ...Consumers.bankingPayouts,

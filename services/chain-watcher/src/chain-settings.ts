@@ -7,8 +7,7 @@ import {
   normalizeAddress,
 } from "@ramp/contracts";
 import { ConfigError } from "@ramp/runtime";
-import type { ChainWatcherConfig } from "./config.ts";
-import { NETWORK_DEFAULTS, type StablecoinDefault } from "./networks.ts";
+import { NETWORK_DEFAULTS, type Network, type StablecoinDefault } from "./networks.ts";
 
 /** One chain's effective settings: network defaults with the per-chain environment overrides applied. */
 export interface ChainSettings {
@@ -26,7 +25,13 @@ export interface ChainSettings {
 /** The RPC_URL_<CHAIN> value that switches a chain off instead of pointing it at an endpoint. */
 export const CHAIN_OFF = "off";
 
-export function resolveChainSettings(config: ChainWatcherConfig): Record<Chain, ChainSettings> {
+/** The per-chain part of the environment (config.ts's schema parses it; settings sit below config). */
+export type ChainEnv = { CHAIN_NETWORK: Network } & Partial<
+  Record<`RPC_URL_${Chain}` | `STABLECOIN_${Chain}`, string> &
+    Record<`STABLECOIN_DECIMALS_${Chain}` | `CONFIRMATIONS_${Chain}`, number>
+>;
+
+export function resolveChainSettings(config: ChainEnv): Record<Chain, ChainSettings> {
   const out = {} as Record<Chain, ChainSettings>;
   for (const chain of CHAINS) {
     const defaults = NETWORK_DEFAULTS[config.CHAIN_NETWORK][chain];

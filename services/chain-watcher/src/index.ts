@@ -1,7 +1,7 @@
 // First, as in main.ts: tests and benchmarks that run chain-watcher in their own process load it here.
 import "./chains/solana/quiet-bigint-buffer.ts";
 
-export { EvmAdapter } from "./chains/evm/adapter.ts";
+export { createEvmAdapter, type EvmAdapter } from "./chains/evm/adapter.ts";
 export { EVM_DEPOSIT_PATH, EVM_TREASURY_PATH, EvmKeyring } from "./chains/evm/hd.ts";
 export { deriveSolanaTreasuryKeypair } from "./chains/solana/derive.ts";
 export { deriveTonTreasuryWallet } from "./chains/ton/derive.ts";

@@ -1,25 +1,19 @@
-import { type Chain, Consumers, HoldBuckets, LeaseBuckets, Rpc } from "@ramp/contracts";
-import {
-  bootService,
-  consume,
-  createServiceClaims,
-  runWithLease,
-  type Stoppable,
-  serveRpc,
-} from "@ramp/runtime";
+import { type Chain, Consumers, LeaseBuckets, Rpc } from "@ramp/contracts";
+import { bootService, consume, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
 import { buildChainRegistry } from "./chains/registry.ts";
 import { type ChainWatcherConfig, custodyMnemonic, solUsdPrice } from "./config.ts";
 import { createDepositStore } from "./deposits/deposit-store.ts";
+import { createPriceFeed, parsePriceTable } from "./prices/price-feed.ts";
 import { createSandboxDeposit } from "./sandbox-deposit.ts";
 import { createSandboxSwapProvider } from "./swaps/swap-provider.ts";
-import { createPriceFeed, parsePriceTable } from "./tokens/price-feed.ts";
 import { createDescribeToken, createTokenInfo, isSettlementStablecoin } from "./tokens/token-info.ts";
 import { createSendLock } from "./transfers/send-lock.ts";
 import { createSenders } from "./transfers/senders.ts";
 import { createTransferExecutor } from "./transfers/transfer-executor.ts";
+import { transferStatuses } from "./transfers/transfer-status.ts";
 import { createTransferStore } from "./transfers/transfer-store.ts";
 import { startTransferTracker } from "./transfers/transfer-tracker.ts";
 import { createCursorStore } from "./watcher/cursor-store.ts";
@@ -33,13 +27,9 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     parsePriceTable(config.TOKEN_USD_PRICES),
     config.RAMP_SANDBOX ? config.SANDBOX_TOKEN_USD_PRICE : undefined,
   );
-  return bootService("chain-watcher", config, async ({ nc, js, db, log }) => {
+  return bootService("chain-watcher", config, async ({ nc, js, db, log, claims }) => {
     const registry = await buildChainRegistry(config, settings, custodyMnemonic(config), log);
     const allocations = createAllocationStore(db);
-    const claims = await createServiceClaims(nc, db, HoldBuckets.chainWatcher, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
     const swaps =
       (config.SWAP_PROVIDER ?? (config.RAMP_SANDBOX ? "sandbox" : "none")) === "sandbox"
         ? createSandboxSwapProvider(prices)
@@ -132,6 +122,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
     parts.push(
       serveRpc(nc, Rpc.addressAllocate, QUEUE, log, async (req) => ({ address: await allocate(req) })),
       serveRpc(nc, Rpc.tokenInfo, QUEUE, log, tokenInfo),
+      serveRpc(nc, Rpc.transfersStatus, QUEUE, log, transferStatuses(db)),
     );
     if (config.RAMP_SANDBOX) {
       parts.push(

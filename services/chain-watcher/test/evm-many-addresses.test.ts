@@ -2,7 +2,7 @@ import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/dev
 import { Contract, getAddress, hexlify, NonceManager, randomBytes } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WatchedAddress } from "../src/chains/adapter.ts";
-import { EvmAdapter } from "../src/chains/evm/adapter.ts";
+import { createEvmAdapter, type EvmAdapter } from "../src/chains/evm/adapter.ts";
 import { MAX_TO_TOPICS } from "../src/chains/evm/log-scan.ts";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
 import { startRpcProxy } from "./support/rpc-proxy.ts";
@@ -39,7 +39,7 @@ async function pay(recipients: string[], value: bigint): Promise<void> {
 }
 
 function adapter(chunk: number): EvmAdapter {
-  return new EvmAdapter({
+  return createEvmAdapter({
     chain: "BASE",
     rpcUrl: proxy.url,
     keyring: new EvmKeyring(DEV_MNEMONIC),
@@ -96,7 +96,7 @@ describe("EVM watcher with many watched addresses", () => {
         `${watched[1_234]!.address}:1:${tokenAddress}`,
       ]);
     } finally {
-      evm.destroy();
+      evm.close();
     }
   });
 
@@ -113,7 +113,7 @@ describe("EVM watcher with many watched addresses", () => {
         `${watched[4]!.address}:3:${tokenAddress}`,
       ]);
     } finally {
-      evm.destroy();
+      evm.close();
     }
   });
 });

@@ -34,6 +34,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { consoleAppRoutes } from "./routes/console-app.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
+import { consoleMoneyRoutes } from "./routes/console-money.ts";
 import { consolePeopleRoutes } from "./routes/console-people.ts";
 import { consoleRateRoutes } from "./routes/console-rates.ts";
 import { consoleTransactionRoutes } from "./routes/console-transactions.ts";
@@ -145,6 +146,7 @@ export function createApp(deps: AppDeps) {
   consoleAuditRoutes(register, deps.console.audit);
   consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
   consoleRateRoutes(register, deps.nc);
+  consoleMoneyRoutes(register, deps.nc);
   consoleTransactionRoutes(register, deps.nc, deps.now ?? Date.now);
   consolePeopleRoutes(register, {
     ...deps.console,

@@ -1,5 +1,5 @@
 import type { Logger, TraceContext } from "@ramp/runtime";
-import type { AuditNote } from "./audit/middleware.ts";
+import type { AuditNote } from "./audit/audit-log.ts";
 import type { Caller } from "./auth/api-keys.ts";
 import type { PersonDoc } from "./people/people-store.ts";
 

@@ -10,11 +10,11 @@ import { openConsoleStores } from "./people/stores.ts";
 
 export async function startGateway(config: GatewayConfig) {
   let port = config.PORT;
-  const handle = await bootService("gateway", config, async ({ db, nc, log }) => {
+  const handle = await bootService("gateway", config, async ({ db, nc, log, claims }) => {
     const changes = await openChangeFeed(nc, ChangeFeeds.gateway, log, config.NATS_STREAM_REPLICAS);
     const keys = createKeyStore(db, changes);
     await keys.init();
-    const idempotency = createIdempotencyStore(db, {
+    const idempotency = createIdempotencyStore(db, claims, {
       ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
       leaseMs: IDEMPOTENCY_LEASE_MS,
       log,

@@ -15,7 +15,14 @@ import {
   sampleTransaction,
 } from "@ramp/contracts";
 import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import {
+  createClaims,
+  createLogger,
+  createRateCache,
+  openChangeFeed,
+  type Stoppable,
+  serveRpc,
+} from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -66,7 +73,11 @@ async function buildApp(gatewayNc: NatsConnection, sandbox: boolean) {
     LOG_LEVEL: "silent",
   });
   const feed = await openChangeFeed(gatewayNc, ChangeFeeds.gateway, log);
-  const idempotency: IdempotencyStore = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  const idempotency: IdempotencyStore = createIdempotencyStore(db, createClaims(db), {
+    ttlSeconds: 60,
+    leaseMs: 60_000,
+    log,
+  });
   stoppers.push(idempotency, feed);
   const keys = createKeyStore(db, feed);
   await keys.init();

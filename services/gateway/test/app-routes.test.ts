@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buildOpenApiDocument, ChangeFeeds, Routes } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, createRateCache, openChangeFeed, type RateCache, type Stoppable } from "@ramp/runtime";
+import {
+  createClaims,
+  createLogger,
+  createRateCache,
+  openChangeFeed,
+  type RateCache,
+  type Stoppable,
+} from "@ramp/runtime";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -42,7 +49,7 @@ beforeAll(async () => {
   });
   const feed = await openChangeFeed(nc, ChangeFeeds.gateway, log);
   changes = feed;
-  idempotency = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  idempotency = createIdempotencyStore(db, createClaims(db), { ttlSeconds: 60, leaseMs: 60_000, log });
   rates = createRateCache(nc, log);
   app = createApp({
     config,

@@ -27,8 +27,8 @@ const page = async (b: Browser, query = "") => {
 
 beforeAll(async () => {
   gw = await startConsoleGateway({ sandbox: true, name: "console_audit" });
-  businessA = (await gw.keys.createBusiness("A", 0)).id;
-  businessB = (await gw.keys.createBusiness("B", 0)).id;
+  businessA = (await gw.keys.createBusiness("A")).id;
+  businessB = (await gw.keys.createBusiness("B")).id;
   expect((await createOperator(gw.app, "root@ops.example", PASSWORD, "admin")).res.status).toBe(201);
   admin = (await signIn(gw.app, "root@ops.example", PASSWORD)).browser;
 });

@@ -29,7 +29,7 @@ const lastAudit = async () =>
 
 beforeAll(async () => {
   gw = await startConsoleGateway({ sandbox: true, name: "console_keys" });
-  businessB = (await gw.keys.createBusiness("B", 0)).id;
+  businessB = (await gw.keys.createBusiness("B")).id;
   await createOperator(gw.app, "ops@ops.example", PASSWORD, "operator");
   ops = (await signIn(gw.app, "ops@ops.example", PASSWORD)).browser;
   const created = await consoleCall(gw.app, ops, "POST", "/console/v1/businesses", {

@@ -43,8 +43,8 @@ beforeAll(async () => {
   gw = await startConsoleGateway({ sandbox: true, name: "console_people" });
   // Real pricing, so the rate routes of the matrix answer as they would.
   pricing = await startPricing(loadPricingConfig(gw.envFor("pricing")));
-  businessA = (await gw.keys.createBusiness("A", 0)).id;
-  businessB = (await gw.keys.createBusiness("B", 0)).id;
+  businessA = (await gw.keys.createBusiness("A")).id;
+  businessB = (await gw.keys.createBusiness("B")).id;
   ids.admin = await addPerson("admin", "operator", "Admin@Example.com");
   as.admin = (await signIn(gw.app, "admin@example.com", PASSWORD)).browser;
   for (const role of ["operator", "viewer"]) {
@@ -309,6 +309,11 @@ const allowed: Record<string, string[]> = {
   consoleRateGet: OPS,
   consoleRateSet: ["admin", "operator"],
   consoleRateDelete: ["admin", "operator"],
+  consoleExceptionList: OPS,
+  consoleExceptionResolve: ["admin", "operator"],
+  consoleFundRefund: ["admin", "operator"],
+  consoleTransactionRefund: ["admin", "operator"],
+  consoleReconciliation: OPS,
 };
 
 /** Everyone signs in again: the expiry tests above moved the clock past their first sessions. */

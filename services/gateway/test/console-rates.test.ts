@@ -1,5 +1,6 @@
 import type { RateHistoryEntryDto } from "@ramp/contracts";
 import { loadPricingConfig, startPricing } from "@ramp/pricing";
+import { ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   adminHeaders,
@@ -17,7 +18,7 @@ let pricing: { stop(): Promise<void> };
 let ops: Browser;
 
 beforeAll(async () => {
-  gw = await startConsoleGateway({ sandbox: true, name: "console_rates" });
+  gw = await startConsoleGateway({ sandbox: true, name: "console_rates", realPricing: true });
   // The real pricing service: it owns the rates and their history.
   pricing = await startPricing(loadPricingConfig(gw.envFor("pricing")));
   await createOperator(gw.app, "ops@ops.example", PASSWORD, "operator");
@@ -91,5 +92,24 @@ describe("market rates in the console", () => {
     ).json()) as { data: RateHistoryEntryDto[]; nextCursor: string };
     expect(rest).toEqual({ data: [expect.objectContaining({ onRamp: "1" })], nextCursor: "" });
     expect((await consoleCall(gw.app, ops, "GET", "/console/v1/rates/XYZ")).status).toBe(400);
+  });
+});
+
+describe("a business's fee in the console", () => {
+  it("is pricing's: set on creation and by PATCH, read back from pricing, kept nowhere in the gateway", async () => {
+    const created = await consoleCall(gw.app, ops, "POST", "/console/v1/businesses", {
+      name: "Fee Co",
+      feeBps: 25,
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const patched = await consoleCall(gw.app, ops, "PATCH", `/console/v1/businesses/${id}`, { feeBps: 40 });
+    expect(((await patched.json()) as { feeBps: number }).feeBps).toBe(40);
+    const listed = (await (await consoleCall(gw.app, ops, "GET", "/console/v1/businesses")).json()) as {
+      data: { id: string; feeBps: number }[];
+    };
+    expect(listed.data.find((b) => b.id === id)?.feeBps).toBe(40);
+    const business = await gw.db.collection("businesses").findOne({ _id: new ObjectId(id) });
+    expect(business).not.toHaveProperty("feeBps");
   });
 });

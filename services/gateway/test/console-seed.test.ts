@@ -34,7 +34,7 @@ afterAll(async () => {
 
 describe("the sandbox's console people (npm start's seed step)", () => {
   it("creates an admin and an owner of the sandbox business once; a second start changes nothing", async () => {
-    const businessId = (await gw.keys.createBusiness("Sandbox Business", 0)).id;
+    const businessId = (await gw.keys.createBusiness("Sandbox Business")).id;
     const first = await seedConsolePeople(base, ADMIN_TOKEN, businessId);
     expect(first.map((p) => p.role)).toEqual(["admin", "owner"]);
     const again = await seedConsolePeople(base, ADMIN_TOKEN, businessId);

@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import {
+  createClaims,
+  createLogger,
+  createRateCache,
+  openChangeFeed,
+  type Stoppable,
+  serveRpc,
+} from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -37,11 +44,12 @@ export interface ConsoleGateway {
   stop(): Promise<void>;
 }
 
-/** `realDispatcher`: no webhook-dispatcher stand-in, the test starts the real one. */
+/** `realDispatcher` / `realPricing`: no stand-in for that service, the test starts the real one. */
 export async function startConsoleGateway(opts: {
   sandbox: boolean;
   name: string;
   realDispatcher?: boolean;
+  realPricing?: boolean;
 }): Promise<ConsoleGateway> {
   const log = createLogger("gateway-test", "silent");
   const nats: TestNats = await startTestNats(inject("natsBin"), inject("testDataDir"));
@@ -59,7 +67,7 @@ export async function startConsoleGateway(opts: {
   const clock = { now: Date.now() };
   const now = () => clock.now;
   const feed = await openChangeFeed(nc, ChangeFeeds.gateway, log);
-  const idempotency = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  const idempotency = createIdempotencyStore(db, createClaims(db), { ttlSeconds: 60, leaseMs: 60_000, log });
   const keys = createKeyStore(db, feed);
   await keys.init();
   await idempotency.init();
@@ -85,18 +93,25 @@ export async function startConsoleGateway(opts: {
   const dispatcher = await nats.connectAs("webhook-dispatcher");
   const orders = await nats.connectAs("orders");
   const profiles: unknown[] = [];
-  const stoppers: Stoppable[] = [
-    idempotency,
-    rates,
-    feed,
-    serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
-      profiles.push(req);
-      return { ok: true as const };
-    }),
-  ];
+  /** The pricing stand-in's fees, as its profiles.get answers them. */
+  const fees = new Map<string, number>();
+  const stoppers: Stoppable[] = [idempotency, rates, feed];
+  if (!opts.realPricing) {
+    stoppers.push(
+      serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
+        profiles.push(req);
+        fees.set(req.businessId, req.feeBps);
+        return { ok: true as const };
+      }),
+      serveRpc(pricing, Rpc.profilesGet, "pricing", log, async ({ businessIds }) => ({
+        feeBps: Object.fromEntries(businessIds.map((id) => [id, fees.get(id) ?? 0])),
+      })),
+    );
+  }
   // Orders' answers to the console's transaction routes: none of its orders exist here (e2e has them).
   stoppers.push(
     serveRpc(orders, Rpc.transactionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
+    serveRpc(orders, Rpc.exceptionList, "orders", log, async () => ({ data: [], nextCursor: "" })),
     serveRpc(orders, Rpc.transactionExport, "orders", log, async () => ({ data: [], next: "" })),
     serveRpc(orders, Rpc.transactionTimeline, "orders", log, async () => {
       throw notFound("Transaction not found");

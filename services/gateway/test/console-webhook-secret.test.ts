@@ -56,8 +56,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const businessA = (await gw.keys.createBusiness("A", 0)).id;
-  const businessB = (await gw.keys.createBusiness("B", 0)).id;
+  const businessA = (await gw.keys.createBusiness("A")).id;
+  const businessB = (await gw.keys.createBusiness("B")).id;
   ({ apiKey, apiKeyId: keyId } = await gw.keys.issueKey(businessA, "main"));
   otherKeyId = (await gw.keys.issueKey(businessB, "theirs")).apiKeyId;
   await createOperator(gw.app, "ops@ops.example", PASSWORD, "operator");

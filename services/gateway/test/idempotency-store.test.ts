@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createLogger } from "@ramp/runtime";
+import { createClaims, createLogger } from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createIdempotencyStore, type IdempotencyStore } from "../src/idempotency/idempotency-store.ts";
@@ -24,7 +24,9 @@ const log = createLogger("gateway-test", "silent");
 const freshDb = () => client.db(`t${randomBytes(4).toString("hex")}_gateway_idem`);
 /** Separate stores on one database, as separate gateway replicas: no in-process state hides a race. */
 async function replicas(db: Db, count: number, opts = { ttlSeconds: 60, leaseMs: 60_000 }) {
-  const made = Array.from({ length: count }, () => createIdempotencyStore(db, { ...opts, log }));
+  const made = Array.from({ length: count }, () =>
+    createIdempotencyStore(db, createClaims(db), { ...opts, log }),
+  );
   for (const s of made) await s.init();
   stores.push(...made);
   return made;
@@ -108,7 +110,7 @@ describe("idempotency records (real database)", () => {
     });
     try {
       const db = watched.db(freshDb().databaseName);
-      const s = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+      const s = createIdempotencyStore(db, createClaims(db), { ttlSeconds: 60, leaseMs: 60_000, log });
       await s.init();
       stores.push(s);
       const first = await s.claim("biz", "k", "fp");

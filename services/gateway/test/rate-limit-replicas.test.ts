@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChangeFeeds, Routes, Rpc, type ServiceName } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
-import { createLogger, createRateCache, openChangeFeed, type Stoppable, serveRpc } from "@ramp/runtime";
+import {
+  createClaims,
+  createLogger,
+  createRateCache,
+  openChangeFeed,
+  type Stoppable,
+  serveRpc,
+} from "@ramp/runtime";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -45,7 +52,7 @@ async function replica() {
     LOG_LEVEL: "silent",
   });
   const feed = await openChangeFeed(nc, ChangeFeeds.gateway, log);
-  const idempotency = createIdempotencyStore(db, { ttlSeconds: 60, leaseMs: 60_000, log });
+  const idempotency = createIdempotencyStore(db, createClaims(db), { ttlSeconds: 60, leaseMs: 60_000, log });
   const rates = createRateCache(nc, log);
   stoppers.push(idempotency, feed, rates);
   const keys = createKeyStore(db, feed);

@@ -21,6 +21,9 @@ export const OrdersConfig = BaseConfig.extend({
   PAYMENT_TTL_SECONDS: envInt(259_200),
   PAYMENT_FEE_BPS: envInt(100),
   EXPIRY_SWEEP_MS: envInt(5_000),
+  /** An order in PROCESSING (waiting on the payout or delivery) this long raises a `stuck` exception. */
+  STUCK_AFTER_SECONDS: envInt(900),
+  STUCK_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
   /** How long a quote's locked rate and amounts can be turned into an order. */
   QUOTE_TTL_SECONDS: envInt(60),
   VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),

@@ -1,11 +1,15 @@
-import { badRequest, Consumers, HoldBuckets, notFound, Rpc } from "@ramp/contracts";
-import { bootService, callRpc, consume, createRateCache, createServiceClaims, serveRpc } from "@ramp/runtime";
-import { Decimal } from "decimal.js";
+import { Consumers, notFound, Rpc } from "@ramp/contracts";
+import { bootService, consume, createRateCache, serveRpc } from "@ramp/runtime";
 import type { OrdersConfig } from "./config.ts";
-import { scopedKey } from "./idempotency/once-per-key.ts";
+import { startExpirySweeper } from "./lifecycle/expiry.ts";
+import { createLifecycle } from "./lifecycle/lifecycle.ts";
+import { createExceptionsStore } from "./money/exceptions-store.ts";
+import { consumeRaisedExceptions } from "./money/raised-elsewhere.ts";
+import { createReconciliation } from "./money/reconciliation.ts";
+import { createRefunds } from "./money/refunds.ts";
+import { serveMoneyOps } from "./money/serve-money-ops.ts";
+import { startStuckSweeper } from "./money/stuck.ts";
 import { createOfframp, createOnramp } from "./orders/create-orders.ts";
-import { startExpirySweeper } from "./orders/expiry.ts";
-import { createLifecycle } from "./orders/lifecycle.ts";
 import { listTransactions } from "./orders/list-transactions.ts";
 import { toDto } from "./orders/order-doc.ts";
 import { createOrdersStore } from "./orders/orders-store.ts";
@@ -16,22 +20,33 @@ import { transactionTimeline } from "./orders/transaction-timeline.ts";
 import { createPayments, paymentDto } from "./payments/payments.ts";
 import { createQuote } from "./quotes/locked-quotes.ts";
 import { createQuoteStore } from "./quotes/quote-store.ts";
+import { sandboxDeposit } from "./sandbox/sandbox-deposit.ts";
 
 const QUEUE = "orders";
 
 export async function startOrders(config: OrdersConfig) {
-  return bootService("orders", config, async ({ nc, js, db, log }) => {
-    const claims = await createServiceClaims(nc, db, HoldBuckets.orders, {
-      replicas: config.NATS_STREAM_REPLICAS,
-      log,
-    });
+  return bootService("orders", config, async ({ nc, js, db, log, claims }) => {
     const store = createOrdersStore({ db, js, claims, log });
     await store.init();
     const payments = createPayments({ db, nc, js, claims, log, config });
     await payments.init();
     const funds = createReceivedFunds(db);
+    const exceptions = createExceptionsStore({ db, js, log });
+    await exceptions.init();
+    const refunds = createRefunds({ db, js, nc, exceptions, getOrder: store.get, log });
+    await refunds.init();
     await funds.init();
-    const lifecycle = createLifecycle({ nc, store, payments, funds, log });
+    const lifecycle = createLifecycle({ nc, store, payments, funds, exceptions, refunds, log });
+    const stuck = startStuckSweeper({
+      db,
+      exceptions,
+      log,
+      afterMs: config.STUCK_AFTER_SECONDS * 1000,
+      intervalMs: config.STUCK_SWEEP_MS,
+    });
+    await stuck.init();
+    const reconciliation = createReconciliation({ db, nc });
+    await reconciliation.init();
     const quotes = createQuoteStore({ db, claims });
     const rates = createRateCache(nc, log);
     const createDeps = { nc, rates, store, quotes, config };
@@ -92,72 +107,22 @@ export async function startOrders(config: OrdersConfig) {
         log,
         handler: (ev, c) => lifecycle.onTransferResult(ev, c.trace),
       }),
+      ...serveMoneyOps({ nc, exceptions, refunds, reconciliation, log, queue: QUEUE }),
+      ...(await consumeRaisedExceptions(nc, exceptions, log)),
       store.startSweeper(),
+      exceptions.startSweeper(),
+      refunds.startSweeper(),
+      stuck,
       startExpirySweeper({ nc, store, payments, log, intervalMs: config.EXPIRY_SWEEP_MS }),
       payments.startSweeper(),
     ];
 
-    if (config.RAMP_SANDBOX) {
+    if (config.RAMP_SANDBOX)
       parts.push(
-        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, async ({ businessId, kind, id, amount, ...k }, ctx) => {
-          // A retry names the same rail reference or chain transaction as the first attempt, which the
-          // rail and the watcher store once: a repeat after a lost answer never pays twice.
-          const idempotencyKey = scopedKey(businessId, k.idempotencyKey);
-          if (kind === "payment") {
-            const p = await payments.get(id, businessId);
-            if (!p) throw notFound("Payment not found");
-            if (p.status !== "AWAITING") throw badRequest(`Payment is ${p.status}, not awaiting funds`);
-            if (p.method === "FIAT")
-              return callRpc(
-                nc,
-                Rpc.sandboxFiatDeposit,
-                { ref: id, fiatAmount: new Decimal(p.totalAmount).toFixed(2), idempotencyKey },
-                ctx.trace,
-              );
-            return callRpc(
-              nc,
-              Rpc.sandboxChainDeposit,
-              {
-                chain: p.chain!,
-                address: p.token!.address,
-                mint: p.mint!,
-                amount: p.totalAmount,
-                idempotencyKey,
-              },
-              ctx.trace,
-            );
-          }
-          const order = await store.getForBusiness(id, businessId);
-          const expected = kind === "onramp" ? "ON_RAMP" : "OFF_RAMP";
-          if (!order || order.transactionType !== expected) throw notFound("Transaction not found");
-          if (order.status !== "INIT")
-            throw badRequest(`Transaction is ${order.status}, not awaiting a deposit`);
-          if (kind === "onramp") {
-            return callRpc(
-              nc,
-              Rpc.sandboxFiatDeposit,
-              { ref: id, ...(amount ? { fiatAmount: amount } : {}), idempotencyKey },
-              ctx.trace,
-            );
-          }
-          // The edge allows 18 decimals; the token itself may have fewer.
-          if (amount !== undefined && new Decimal(amount).decimalPlaces() > order.decimals)
-            throw badRequest(`amount must have at most ${order.decimals} decimal places`);
-          return callRpc(
-            nc,
-            Rpc.sandboxChainDeposit,
-            {
-              chain: order.chain,
-              address: order.address,
-              mint: order.mint,
-              amount: amount ?? order.amount,
-              idempotencyKey,
-            },
-            ctx.trace,
-          );
-        }),
+        serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, (req, ctx) =>
+          sandboxDeposit({ nc, store, payments }, req, ctx.trace),
+        ),
       );
-    }
     return parts;
   });
 }

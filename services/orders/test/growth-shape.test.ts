@@ -137,4 +137,15 @@ describe(`with ${HISTORY} stored orders`, () => {
       for (const q of queries) expect(await fromIndex(q)).toBe(true);
     }
   });
+
+  it("every business's list (the console's operators) reads by equalities answered from an index", async () => {
+    const queries = await queriesOf(async () => {
+      const first = await store.page({ businessId: null }, {}, null, 20);
+      expect(first.docs).toHaveLength(20);
+      const next = await store.page({ businessId: null }, { status: "COMPLETED" }, first.next, 5);
+      expect(next.docs).toHaveLength(5);
+    });
+    expect(queries.some((q) => q.collection === "order_list_marks")).toBe(true);
+    for (const q of queries) expect(await fromIndex(q)).toBe(true);
+  });
 });

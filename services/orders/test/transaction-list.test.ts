@@ -89,12 +89,17 @@ const expected = (all: OrderDoc[], f: TransactionFilter) =>
     .map((o) => o._id.toHexString());
 
 /** Every page the list gives, following its cursor, and how many pages that took. */
-async function walk(s: OrdersStore, filter: TransactionFilter, limit: number) {
+async function walk(
+  s: OrdersStore,
+  filter: TransactionFilter,
+  limit: number,
+  businessId: string | null = BIZ,
+) {
   const ids: string[] = [];
   let after: ListPosition | null = null;
   let pages = 0;
   do {
-    const page = await s.page({ businessId: BIZ }, filter, after, limit);
+    const page = await s.page({ businessId }, filter, after, limit);
     expect(page.docs.length).toBeLessThanOrEqual(limit);
     ids.push(...page.docs.map((o) => o._id.toHexString()));
     after = page.next;
@@ -132,6 +137,14 @@ describe("the transaction list", () => {
       expect(ids, `limit ${limit}`).toEqual(truth);
       expect(pages, `limit ${limit}`).toBe(Math.max(1, Math.ceil(truth.length / limit)));
     }
+  });
+
+  it("lists every business's orders together for operators, newest first", async () => {
+    const everyone = [...all].sort(newestFirst).map((o) => o._id.toHexString());
+    expect(everyone.length).toBeGreaterThan(AGES.length);
+    for (const limit of [1, 6, 100]) expect((await walk(s, {}, limit, null)).ids).toEqual(everyone);
+    const ghs = all.filter((o) => o.currency === "GHS").sort(newestFirst);
+    expect((await walk(s, { currency: "GHS" }, 4, null)).ids).toEqual(ghs.map((o) => o._id.toHexString()));
   });
 
   it("filters by status, currency, type and from (inclusive) to (exclusive)", async () => {
@@ -201,19 +214,25 @@ describe("orders stored before lists were keyed", () => {
     const sweeper = s.startSweeper();
     try {
       await eventually(async () =>
-        (await db.collection("order_list_marks").findOne({ _id: "backfill:listKey" as never }))
+        (await db.collection("order_list_marks").findOne({ _id: "backfill:allKey" as never }))
           ? true
           : undefined,
       );
       const keyed = await db.collection<OrderDoc>("orders").countDocuments({ listKey: { $exists: true } });
       expect(keyed).toBe(all.length);
+      expect(await db.collection<OrderDoc>("orders").countDocuments({ allKey: { $exists: true } })).toBe(
+        all.length,
+      );
       // A process started now finds them keyed, and lists them by their keys alone.
       const next = store(db);
       await next.init();
       expect((await walk(next, {}, 4)).ids).toEqual(truth);
       expect((await walk(next, { currency: "NGN" }, 3)).ids).toEqual(expected(all, { currency: "NGN" }));
-      await db.collection("orders").updateMany({}, { $unset: { listKey: "" } });
+      const everyone = [...all].sort(newestFirst).map((o) => o._id.toHexString());
+      expect((await walk(next, {}, 5, null)).ids).toEqual(everyone);
+      await db.collection("orders").updateMany({}, { $unset: { listKey: "", allKey: "" } });
       expect((await walk(next, {}, 4)).ids).toEqual([]);
+      expect((await walk(next, {}, 4, null)).ids).toEqual([]);
     } finally {
       await sweeper.stop();
     }

@@ -45,6 +45,11 @@ export async function startPricing(config: PricingConfig) {
         await changes.changed("profile", businessId);
         return { ok: true as const };
       }),
+      // From the database, not this replica's memory: the console reads back a fee it has just set,
+      // and the replica answering may not have seen that change on the feed yet.
+      serveRpc(nc, Rpc.profilesGet, QUEUE, log, async ({ businessIds }) => ({
+        feeBps: await store.feesOf(businessIds),
+      })),
     ];
   });
 }

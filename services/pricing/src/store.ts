@@ -70,6 +70,13 @@ export function createPricingStore(db: Db) {
     async feeBps(businessId: string): Promise<number> {
       return (await profiles.findOne({ _id: businessId }))?.feeBps ?? 0;
     },
+    /** Each business's fee, 0 for one never set. */
+    async feesOf(businessIds: string[]): Promise<Record<string, number>> {
+      const set = await profiles.find({ _id: { $in: businessIds } }).toArray();
+      const fees: Record<string, number> = Object.fromEntries(businessIds.map((id) => [id, 0]));
+      for (const p of set) fees[p._id] = p.feeBps;
+      return fees;
+    },
     async setFeeBps(businessId: string, feeBps: number): Promise<void> {
       await profiles.updateOne({ _id: businessId }, { $set: { feeBps } }, { upsert: true });
     },

@@ -54,6 +54,13 @@ export const WebhookDispatcherConfig = BaseConfig.extend({
   WEBHOOK_CONCURRENCY: envInt(128),
   /** Attempts in flight per instance to one endpoint, so a slow receiver only occupies its own slots. */
   WEBHOOK_ENDPOINT_CONCURRENCY: envInt(16),
+  /**
+   * A URL that has failed every attempt this long is paused: its deliveries wait and a
+   * `webhook-endpoint-failing` exception opens, until the URL is saved again or the exception resolved.
+   */
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(72),
+  /** How often a delivery waiting on a paused URL looks again (so at most this long after a resume). */
+  WEBHOOK_PAUSED_RECHECK_MS: z.coerce.number().int().min(100).default(60_000),
 }).transform(withWebhookAllowPrivateDefault);
 export type WebhookDispatcherConfig = z.infer<typeof WebhookDispatcherConfig>;
 

@@ -1,9 +1,10 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { WebhookDelivery } from "@ramp/contracts";
 import { FIRST_ANNOUNCED_SEQUENCE, SUPERSEDED_DELIVERY } from "@ramp/contracts";
-import type { Logger } from "@ramp/runtime";
+import { fromHeaders, type Logger } from "@ramp/runtime";
 import { type AttemptContext, attemptDelivery } from "./attempt.ts";
 import type { AttemptLog } from "./attempt-log.ts";
+import type { EndpointHealth } from "./endpoint-health.ts";
 import type { LaneHold, LaneState, Lanes, LaneView } from "./lanes.ts";
 
 /** One queued delivery as a replica holds it between pulling it and acknowledging it. */
@@ -34,6 +35,8 @@ export interface DeliverDeps {
   leaseMs: number;
   /** This process, as lane leases name it. */
   holder: string;
+  /** Pauses a URL that fails for too long (endpoint-health.ts). */
+  health?: EndpointHealth;
 }
 
 /** How long a status waits for an older one of its order that may still be on its way. */
@@ -115,6 +118,10 @@ async function claimLane(x: DeliverDeps, job: Job): Promise<{ hold: LaneHold } |
 /** One step of one delivery: at most one signed POST, then the lane settled and the message answered. */
 export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
   const { d, msg, log } = job;
+  if (await x.health?.paused(d.url)) {
+    msg.nak(x.health?.recheckMs);
+    return DONE;
+  }
   const claimed = await claimLane(x, job);
   if ("outcome" in claimed) return claimed.outcome;
   const { hold } = claimed;
@@ -133,6 +140,9 @@ export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
   job.postedAt = null;
   const { deliveryId, apiKeyId, type, subjectId, url, body } = d;
   x.attemptLog.record({ deliveryId, apiKeyId, type, subjectId, url, attempt: n, body }, r);
+  await x.health
+    ?.record(url, apiKeyId, r.delivered, fromHeaders(msg.headers))
+    .catch((err: unknown) => log.warn({ err, url }, "endpoint health not recorded"));
 
   // The lane is settled before the message is answered: a crash in between redelivers a message the
   // lane already accounts for, never the other way round.

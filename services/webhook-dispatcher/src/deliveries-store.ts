@@ -160,7 +160,8 @@ export function createDeliveriesStore(db: Db): DeliveriesStore {
           .toArray();
         return docs.map(attemptDto);
       }
-      return (await list.page(apiKeyId, { apiKeyId }, {}, null, limit)).docs.map(attemptDto);
+      // The key is the list's scope: its leaf reads need no apiKeyId (whose index holds every attempt).
+      return (await list.page(apiKeyId, {}, {}, null, limit)).docs.map(attemptDto);
     },
 
     async pageAttempts(q) {

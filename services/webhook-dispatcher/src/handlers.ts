@@ -9,7 +9,7 @@ import {
   sampleTransaction,
   stringifyJson,
 } from "@ramp/contracts";
-import { type Logger, serveRpc } from "@ramp/runtime";
+import { type Logger, serveRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
 import { type AttemptContext, attemptDelivery, testResult } from "./attempt.ts";
 import type { AttemptLog } from "./attempt-log.ts";
@@ -29,6 +29,8 @@ export interface HandlerDeps {
   configChanged(apiKeyId: string): Promise<void>;
   /** Tells every replica that a key's signing secrets changed (a rotation). */
   signingChanged(apiKeyId: string): Promise<void>;
+  /** URLs saved (again): a paused one resumes (endpoint-health.ts). */
+  urlsSaved?(urls: string[], trace: TraceContext): Promise<void>;
 }
 
 /** The request/reply side: config, test sends and the delivery log. */
@@ -44,6 +46,7 @@ export function serveHandlers(deps: HandlerDeps) {
         throw badRequest(NOT_PUBLIC_WEBHOOK_URL);
       const updated = await configs.update(apiKeyId, body);
       await deps.configChanged(apiKeyId);
+      await deps.urlsSaved?.(urls, ctx.trace);
       ctx.log.info({ apiKeyId, fields: Object.keys(body) }, "webhook config updated");
       return updated;
     }),

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { WebhookWork } from "@ramp/contracts";
-import { isWrongRevision } from "@ramp/runtime";
+import { compareAndSet } from "@ramp/runtime";
 
 /**
  * A lane is one (order or payment, URL) pair. Its state, one NATS KV entry, is what keeps a receiver's
@@ -14,8 +14,10 @@ import { isWrongRevision } from "@ramp/runtime";
  *   that dies simply lets its lease run out.
  * - `attempts`: attempts made per sequence still pending, which numbers the next attempt and ends the
  *   retry schedule; JetStream's own delivery count also counts redeliveries that were not attempts.
- * Every change is a compare-and-set on the entry's revision (KV create/update are atomic on the
- * server), so of two replicas racing for a lane exactly one wins; the other tries again a moment later.
+ * Every change is a compare-and-set on the entry's revision (runtime's `compareAndSet`, which its KV
+ * lock is built on too), so of two replicas racing for a lane exactly one wins; the other tries again a
+ * moment later. The lane's lease lives inside its state rather than in a separate lock: taking it and
+ * recording `delivered` must be one atomic write, which two KV entries could not give.
  */
 export interface LaneState {
   delivered: number;
@@ -67,16 +69,8 @@ export async function openLanes(nc: NatsConnection, replicas = 1): Promise<Lanes
     return { state: { ...EMPTY, ...entry.json<LaneState>() }, revision: entry.revision };
   }
 
-  async function write(laneId: string, state: LaneState, revision: number): Promise<number | null> {
-    try {
-      return revision === 0
-        ? await kv.create(laneId, encode(state))
-        : await kv.update(laneId, encode(state), revision);
-    } catch (err) {
-      if (isWrongRevision(err)) return null;
-      throw err;
-    }
-  }
+  const write = (laneId: string, state: LaneState, revision: number) =>
+    compareAndSet(kv, laneId, encode(state), revision);
 
   return {
     look,

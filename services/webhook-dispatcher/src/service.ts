@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { ChangeFeeds } from "@ramp/contracts";
-import { bootService, openChangeFeed, retryJetStreamSetup, signingOf } from "@ramp/runtime";
+import { ChangeFeeds, Consumers } from "@ramp/contracts";
+import { bootService, consume, openChangeFeed, retryJetStreamSetup, signingOf } from "@ramp/runtime";
 import type { AttemptContext } from "./attempt.ts";
 import { createAttemptLog } from "./attempt-log.ts";
 import { secretKeyOf, type WebhookDispatcherConfig } from "./config.ts";
 import { createConfigStore, signingSecrets } from "./config-store.ts";
 import { createDeliveriesStore } from "./deliveries-store.ts";
 import { startIntake } from "./destinations.ts";
+import { createEndpointHealth } from "./endpoint-health.ts";
 import { serveHandlers } from "./handlers.ts";
 import { openLanes } from "./lanes.ts";
 import { startScheduler } from "./scheduler.ts";
@@ -26,6 +27,17 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       const cachedConfig = changes.cache("config", (apiKeyId: string) => configs.get(apiKeyId));
       // Secrets are decrypted once per process and dropped on every replica when rotated.
       const cachedSigning = changes.cache("signing", (apiKeyId: string) => configs.signing(apiKeyId));
+      const health = createEndpointHealth({
+        db,
+        js,
+        changes,
+        log,
+        opts: {
+          disableAfterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+          recheckMs: config.WEBHOOK_PAUSED_RECHECK_MS,
+        },
+      });
+      await health.init();
       const attempt: AttemptContext = {
         secretsOf: async (apiKeyId) => signingSecrets(await cachedSigning.get(apiKeyId)),
         headerPrefix: config.WEBHOOK_HEADER_PREFIX,
@@ -53,6 +65,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
           schedule: config.WEBHOOK_RETRY_SCHEDULE,
           leaseMs: ackWaitMs,
           holder: randomUUID(),
+          health,
         },
         log,
         concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
@@ -72,10 +85,25 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
           await changes.changed("signing", apiKeyId);
           await changes.changed("config", apiKeyId);
         },
+        urlsSaved: health.saved,
+      });
+      const resumes = await consume(nc, {
+        ...Consumers.webhookExceptionResolved,
+        log,
+        handler: (ev, c) => health.resolved(ev, c.trace),
       });
       // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
       // then the delivery log is flushed.
-      return [deliveries.startBackfill(log), changes, attemptLog, scheduler, ...handlers, ...intake];
+      return [
+        deliveries.startBackfill(log),
+        changes,
+        attemptLog,
+        scheduler,
+        ...handlers,
+        ...intake,
+        resumes,
+        health.startSweeper(),
+      ];
     },
     { coalesceNatsWrites: true },
   );

@@ -32,7 +32,7 @@ export const ChangeFeeds = {
   /** API keys by the SHA-256 hex of the key (never the key itself); businesses (suspension) by id. */
   gateway: feed("ramp_gateway_changes", "gateway", ["api-key", "business"] as const),
   /** Webhook configs (URLs) and signing secrets (rotation) by API key id. */
-  webhooks: feed("ramp_webhook_changes", "webhook-dispatcher", ["config", "signing"] as const),
+  webhooks: feed("ramp_webhook_changes", "webhook-dispatcher", ["config", "signing", "health"] as const),
 } as const;
 
 /** The kinds of record one feed carries, e.g. `"market-rate" | "profile"`. */

@@ -10,6 +10,16 @@ import {
   RotatedSecretDto,
 } from "../http/console-keys.ts";
 import { ConsoleTransactionDto, OverviewDto, TransactionSearch } from "../http/console-transactions.ts";
+import {
+  ExceptionDto,
+  ExceptionKind,
+  ExceptionPage,
+  ExceptionStatus,
+  FiatRefundRequest,
+  ReconciliationDto,
+  RefundDto,
+  TokenRefundRequest,
+} from "../http/money-ops.ts";
 import { PaymentDto, PaymentOrder } from "../http/payments.ts";
 import { QuoteDto, QuoteOrder } from "../http/quotes.ts";
 import { RateDto, RatesDto } from "../http/rates.ts";
@@ -113,6 +123,12 @@ export const Rpc = {
     z.object({ ...BusinessScoped, feeBps: z.number().int().min(0) }),
     Ok,
   ),
+  /** Each named business's fee (0 for one never set): the console's business pages show pricing's own. */
+  profilesGet: rpc(
+    "ramp.pricing.profiles.get",
+    z.object({ businessIds: z.array(z.string()).max(1_000) }),
+    z.object({ feeBps: z.record(z.string(), z.number().int().min(0)) }),
+  ),
 
   // banking
   banksList: rpc("ramp.banking.banks.list", BankQuery, z.array(BankDto)),
@@ -197,6 +213,40 @@ export const Rpc = {
     z.object({ stop: z.boolean().optional() }),
     TransactionChunk,
   ),
+  /** The exceptions queue (orders keeps it), newest first; businessId narrows it to one business. */
+  exceptionList: rpc(
+    "ramp.orders.exceptions.list",
+    z.object({
+      kind: ExceptionKind.optional(),
+      status: ExceptionStatus.optional(),
+      businessId: z.string().optional(),
+      limit: z.number().int().min(1).max(100),
+      cursor: z.string().optional(),
+    }),
+    ExceptionPage,
+  ),
+  /** Closes an exception with the operator's note; resolving a resolved one changes nothing. */
+  exceptionResolve: rpc(
+    "ramp.orders.exceptions.resolve",
+    z.object({ id: z.string(), note: z.string(), by: z.string() }),
+    z.object({ exception: ExceptionDto, changed: z.boolean() }),
+  ),
+  /**
+   * Refunds a received fund that was not applied (or, with `orderId`, the applied deposit of an ERROR
+   * offramp), once: every repeat answers the same refund.
+   */
+  fundRefund: rpc(
+    "ramp.orders.funds.refund",
+    z.object({
+      fundId: z.string().optional(),
+      orderId: z.string().optional(),
+      destination: z.union([TokenRefundRequest, FiatRefundRequest]),
+      by: z.string(),
+    }),
+    z.object({ refund: RefundDto, created: z.boolean() }),
+  ),
+  /** The day's books from orders' side, checked against banking's payouts and chain-watcher's transfers. */
+  reconciliation: rpc("ramp.orders.reconciliation", z.object({ date: z.string() }), ReconciliationDto),
   /** An order with what orders knows of its history: statuses, deposits, the payout or delivery. */
   transactionTimeline: rpc(
     "ramp.orders.transaction.timeline",
@@ -228,7 +278,36 @@ export const Rpc = {
     z.object({ reference: z.string() }),
   ),
 
+  /** The payouts banking created in [from, to), one page after `cursor` (a payout id). */
+  payoutsOfDay: rpc(
+    "ramp.banking.payouts.day",
+    z.object({
+      from: z.string(),
+      to: z.string(),
+      cursor: z.string().optional(),
+      limit: z.number().int().max(1000),
+    }),
+    z.object({
+      data: z.array(
+        z.object({
+          id: z.string(),
+          status: z.string(),
+          reference: z.string().nullable(),
+          currency: Currency,
+          fiatAmount: DecimalString,
+        }),
+      ),
+      nextCursor: z.string(),
+    }),
+  ),
+
   // chain-watcher
+  /** What became of outbound transfers by request id; an id chain-watcher never got is left out. */
+  transfersStatus: rpc(
+    "ramp.chain.transfers.status",
+    z.object({ requestIds: z.array(z.string()).max(1000) }),
+    z.array(z.object({ requestId: z.string(), status: z.string(), signature: z.string().nullable() })),
+  ),
   addressAllocate: rpc(
     "ramp.chain.address.allocate",
     z.object({ chain: Chain, purpose: AddressPurpose, ref: z.string(), mints: z.array(z.string()) }),

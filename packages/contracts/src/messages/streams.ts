@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
+import { ExceptionAbout, ExceptionKind } from "../http/money-ops.ts";
 import { PaymentDto } from "../http/payments.ts";
 import { TransactionDto } from "../http/transactions.ts";
 import { AddressPurpose } from "./rpc.ts";
@@ -122,6 +123,22 @@ export const PayoutCommand = z.object({
 });
 export type PayoutCommand = z.infer<typeof PayoutCommand>;
 
+/**
+ * A service that sees something an operator must handle raises it; when the condition passes it clears
+ * it. `key` names the exception: raising it again (a redelivery, a second sighting) is the same
+ * exception. A condition that can come back (an endpoint failing again next month) puts its episode in
+ * the key. Raise and clear travel on one subject per raising service, so a clear never overtakes its raise.
+ */
+export const ExceptionSignal = z.discriminatedUnion("action", [
+  ExceptionAbout.extend({ action: z.literal("raise"), key: z.string().min(1) }),
+  z.object({ action: z.literal("clear"), key: z.string().min(1), note: z.string() }),
+]);
+export type ExceptionSignal = z.infer<typeof ExceptionSignal>;
+
+/** An exception closed in the queue (by an operator or a refund), for the service that raised it. */
+export const ExceptionResolved = z.object({ key: z.string(), kind: ExceptionKind, note: z.string() });
+export type ExceptionResolved = z.infer<typeof ExceptionResolved>;
+
 export const Events = {
   orderStatusChanged: evt("ramp.evt.orders.status-changed", OrderStatusChanged),
   paymentSettled: evt("ramp.evt.payments.settled", PaymentSettled),
@@ -129,6 +146,10 @@ export const Events = {
   payoutResult: evt("ramp.evt.banking.payout-result", PayoutResult),
   depositObserved: evt("ramp.evt.chain.deposit-observed", DepositObserved),
   transferResult: evt("ramp.evt.chain.transfer-result", TransferResult),
+  /** Every event has one publisher: each service that raises exceptions has its own subject for them. */
+  webhookExceptions: evt("ramp.evt.webhooks.exceptions", ExceptionSignal),
+  chainExceptions: evt("ramp.evt.chain.exceptions", ExceptionSignal),
+  exceptionResolved: evt("ramp.evt.orders.exception-resolved", ExceptionResolved),
 } as const;
 
 export const Commands = {

@@ -11,6 +11,7 @@ import {
 } from "@ramp/runtime";
 import type { Db } from "mongodb";
 import type { BankRail } from "../rails/bank-rail.ts";
+import { payWithRetries, type RetryPolicy } from "./rail-retries.ts";
 
 type PayoutStatus = "PENDING" | "COMPLETED" | "FAILED";
 
@@ -40,6 +41,7 @@ export function createPayouts(deps: {
   js: JetStreamClient;
   claims: Claims;
   log: Logger;
+  retry: RetryPolicy;
 }): Payouts {
   const col = deps.db.collection<PayoutDoc>("payouts");
   const states = createStateStore<PayoutDoc, PayoutStatus>({
@@ -64,7 +66,9 @@ export function createPayouts(deps: {
         await states.flush(orderId);
         return;
       }
-      const result = await deps.rail.payout(command);
+      const result = await payWithRetries(deps.rail, command, deps.retry, undefined, (attempt, err) =>
+        deps.log.warn({ orderId, attempt, err: err.message }, "bank rail failed; asking again"),
+      );
       await states.transition({
         id: orderId,
         from: "PENDING",
@@ -86,5 +90,31 @@ export function createPayouts(deps: {
       );
     },
     startSweeper: () => states.startSweeper(),
+  };
+}
+
+/** The payouts created in [from, to), by id, one page after `cursor`: what reconciliation checks. */
+export function payoutsOfDay(db: Db) {
+  const col = db.collection<PayoutDoc>("payouts");
+  return {
+    init: () => col.createIndex({ createdAt: 1, _id: 1 }, { name: "payouts_by_day" }),
+    async page(req: { from: string; to: string; cursor?: string | undefined; limit: number }) {
+      const docs = await col
+        .find({
+          createdAt: { $gte: new Date(req.from), $lt: new Date(req.to) },
+          ...(req.cursor ? { _id: { $gt: req.cursor } } : {}),
+        })
+        .sort({ _id: 1 })
+        .limit(req.limit)
+        .toArray();
+      const data = docs.map((d) => ({
+        id: d._id,
+        status: d.status,
+        reference: d.reference,
+        currency: d.command.currency,
+        fiatAmount: d.command.fiatAmount,
+      }));
+      return { data, nextCursor: docs.length === req.limit ? (docs[docs.length - 1]?._id ?? "") : "" };
+    },
   };
 }

@@ -26,6 +26,15 @@ export class RailTimeoutError extends Error {
   override name = "RailTimeoutError";
 }
 
+/** The rail answered 5xx or could not be reached: the same request may pass later. */
+export class RailUnavailableError extends Error {
+  override name = "RailUnavailableError";
+}
+
+/** A failure worth asking again (the rail is idempotent per order); anything else is final. */
+export const isTransientRailError = (err: unknown) =>
+  err instanceof RailTimeoutError || err instanceof RailUnavailableError;
+
 /** Bounds a rail call; the caller turns a timeout into a transient 503. */
 export async function withTimeout<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

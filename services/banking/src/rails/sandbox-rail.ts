@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { BankRail } from "./bank-rail.ts";
+import { type BankRail, RailUnavailableError } from "./bank-rail.ts";
 
 const FIRST = [
   "ADA",
@@ -38,11 +38,17 @@ export function sandboxAccountName(accountNumber: string): string {
   return `${FIRST[d[0]! % FIRST.length]} ${LAST[d[1]! % LAST.length]}`;
 }
 
+/** How often the `777…` accounts' payouts fail with a 5xx before the rail pays them. */
+export const SANDBOX_FLAKY_FAILURES = 2;
+
 /**
  * Deterministic sandbox rail: 10-digit numbers resolve; `999…` never resolves;
- * `888…` resolves but every payout to it is rejected. Virtual account numbers derive from the order ref.
+ * `888…` resolves but every payout to it is rejected (a refusal); `777…` payouts answer 503 the first
+ * SANDBOX_FLAKY_FAILURES times each order asks, then pay (a failure that passes); `776…` payouts always
+ * answer 503 (a rail that stays down). Virtual account numbers derive from the order ref.
  */
 export function createSandboxRail(): BankRail {
+  const asked = new Map<string, number>();
   return {
     async nameEnquiry(_bankCode, accountNumber) {
       if (!/^\d{10}$/.test(accountNumber) || accountNumber.startsWith("999")) return null;
@@ -54,6 +60,14 @@ export function createSandboxRail(): BankRail {
     },
     async closeVirtualAccount() {},
     async payout({ orderId, accountNumber }) {
+      if (accountNumber.startsWith("776"))
+        throw new RailUnavailableError("sandbox rail: 503 Service Unavailable");
+      if (accountNumber.startsWith("777")) {
+        const n = (asked.get(orderId) ?? 0) + 1;
+        asked.set(orderId, n);
+        if (n <= SANDBOX_FLAKY_FAILURES)
+          throw new RailUnavailableError("sandbox rail: 503 Service Unavailable");
+      }
       const reference = `SBX-PAY-${digest(`payout:${orderId}`).toString("hex").slice(0, 16).toUpperCase()}`;
       if (accountNumber.startsWith("888")) {
         return { status: "FAILED", reference, reason: "Beneficiary bank rejected the transfer" };

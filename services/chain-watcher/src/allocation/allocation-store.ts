@@ -33,6 +33,8 @@ export interface WatchDoc {
   purpose: AddressPurpose;
   ref: string;
   allocationId: string;
+  /** `${chain}:${minute}` of its last change: how pollers find what changed since they last read. */
+  changed?: string;
 }
 
 interface CounterDoc {
@@ -60,6 +62,11 @@ export interface AllocationStore {
   addMints(id: string, mints: string[]): Promise<void>;
   /** Idempotent: re-run after a crash between allocation and watch registration repairs the list. */
   watch(a: AllocationDoc, key: string): Promise<void>;
+  /**
+   * The chain's watch list. Read whole at this process's first call per chain; after that only what
+   * changed in the minutes since the previous call (see `WatchDoc.changed`), so a poll's reads follow
+   * the addresses added, not every address ever handed out.
+   */
   watchedOn(chain: Chain): Promise<WatchDoc[]>;
   findWatch(chain: Chain, key: string): Promise<WatchDoc | null>;
 }
@@ -73,6 +80,12 @@ export const allocationId = (purpose: AddressPurpose, ref: string) => `${purpose
  */
 export const HD_INDEX_BLOCK = 64;
 
+const MINUTE_MS = 60_000;
+/** How far before its previous read a poller looks again: covers clock skew between replicas. */
+const CHANGE_OVERLAP_MS = 2 * MINUTE_MS;
+const CATCH_UP_MINUTES = 30;
+const changedKey = (chain: Chain, ms: number) => `${chain}:${Math.floor(ms / MINUTE_MS)}`;
+
 export function createAllocationStore(db: Db): AllocationStore {
   const allocations = db.collection<AllocationDoc>("allocations");
   const watches = db.collection<WatchDoc>("watch_list");
@@ -81,6 +94,8 @@ export function createAllocationStore(db: Db): AllocationStore {
   const blocks = new Map<ChainFamily, { next: number; end: number }>();
   /** One counter write per family in flight: every caller waiting for a block shares it. */
   const refills = new Map<ChainFamily, Promise<void>>();
+  /** Each chain's watch list as this process last read it, and when it started that read. */
+  const watched = new Map<Chain, { byId: Map<string, WatchDoc>; readAt: number }>();
 
   async function reserveBlock(family: ChainFamily): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -105,6 +120,7 @@ export function createAllocationStore(db: Db): AllocationStore {
       await allocations.createIndex({ purpose: 1, ref: 1 }, { unique: true });
       await allocations.createIndex({ family: 1, index: 1 }, { unique: true });
       await watches.createIndex({ chain: 1 });
+      await watches.createIndex({ changed: 1 });
     },
     async reserveIndex(family) {
       for (;;) {
@@ -146,11 +162,29 @@ export function createAllocationStore(db: Db): AllocationStore {
             allocationId: a._id,
           },
           $addToSet: { mints: { $each: a.mints } },
+          $set: { changed: changedKey(a.chain, Date.now()) },
         },
         { upsert: true },
       );
     },
-    watchedOn: (chain) => watches.find({ chain }).toArray(),
+    async watchedOn(chain) {
+      const readAt = Date.now();
+      const known = watched.get(chain);
+      const first = known && Math.floor((known.readAt - CHANGE_OVERLAP_MS) / MINUTE_MS);
+      const last = Math.floor(readAt / MINUTE_MS);
+      // The whole list at the first read, or after a pause too long to catch up on minute by minute.
+      if (!known || first === undefined || last - first > CATCH_UP_MINUTES) {
+        const all = await watches.find({ chain }).toArray();
+        watched.set(chain, { byId: new Map(all.map((w) => [w._id, w])), readAt });
+        return all;
+      }
+      // Every minute since the previous read began (less the overlap): one equality each.
+      const minutes = Array.from({ length: last - first + 1 }, (_, i) => `${chain}:${first + i}`);
+      const changed = await Promise.all(minutes.map((changed) => watches.find({ changed }).toArray()));
+      for (const w of changed.flat()) known.byId.set(w._id, w);
+      known.readAt = readAt;
+      return [...known.byId.values()];
+    },
     findWatch: (chain, key) => watches.findOne({ _id: `${chain}:${key}` }),
   };
 }

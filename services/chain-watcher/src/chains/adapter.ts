@@ -48,6 +48,10 @@ export interface TransferRequest {
 
 export interface ChainAdapter {
   readonly chain: Chain;
+  /** Where transfers are sent from; none on the sandbox adapter. */
+  readonly treasuryAddress?: string;
+  /** Lets go of what the adapter holds open (an RPC provider's timers); an adapter holding nothing has none. */
+  close?(): void;
   /** Deposit address for HD index `index` of this chain's family. Pure derivation, no I/O. */
   deriveAddress(index: number): string;
   /** Transfers to watched addresses with at least the configured confirmations, after `cursor`. */

@@ -1,13 +1,10 @@
-import { CHAINS, type Chain, unavailable } from "@ramp/contracts";
+import { CHAINS, type Chain, type ChainFamily, unavailable } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
 import type { ChainSettings } from "../chain-settings.ts";
 import type { ChainWatcherConfig } from "../config.ts";
 import type { ChainAdapter } from "./adapter.ts";
-import { EvmAdapter } from "./evm/adapter.ts";
-import { EvmKeyring } from "./evm/hd.ts";
-import { FAMILIES } from "./families.ts";
-import { SandboxAdapter } from "./sandbox/sandbox-adapter.ts";
-import { seedFromMnemonic } from "./shared/seed.ts";
+import { FAMILIES, type Family } from "./families.ts";
+import { createSandboxAdapter } from "./sandbox/sandbox-adapter.ts";
 
 export type ChainMode = "rpc" | "sandbox" | "unavailable";
 
@@ -51,19 +48,29 @@ export async function buildChainRegistry(
   mnemonic: string,
   log: Logger,
 ): Promise<ChainRegistry> {
-  const keyring = new EvmKeyring(mnemonic);
+  const families = new Map<ChainFamily, Family>();
+  const familyOf = (f: ChainFamily) => {
+    const known = families.get(f);
+    if (known) return known;
+    const family = FAMILIES[f](mnemonic);
+    families.set(f, family);
+    return family;
+  };
   const runtimes = new Map<Chain, ChainRuntime>();
   for (const chain of CHAINS) {
     const s = settings[chain];
-    runtimes.set(chain, await buildOne(config, s, mnemonic, keyring));
+    runtimes.set(
+      chain,
+      s.disabled
+        ? unavailableRuntime(s, `switched off by RPC_URL_${chain}=off`)
+        : buildOne(config, s, familyOf(s.family)),
+    );
   }
-  for (const r of runtimes.values()) {
-    const treasury =
-      r.adapter && "treasuryAddress" in r.adapter && typeof r.adapter.treasuryAddress === "string"
-        ? r.adapter.treasuryAddress
-        : undefined;
-    log.info({ chain: r.chain, mode: r.mode, reason: r.reason, treasury }, "chain configured");
-  }
+  for (const r of runtimes.values())
+    log.info(
+      { chain: r.chain, mode: r.mode, reason: r.reason, treasury: r.adapter?.treasuryAddress },
+      "chain configured",
+    );
   const get = (chain: Chain) => runtimes.get(chain)!;
   return {
     get,
@@ -79,58 +86,27 @@ export async function buildChainRegistry(
     },
     all: () => [...runtimes.values()],
     stop() {
-      for (const r of runtimes.values()) if (r.adapter instanceof EvmAdapter) r.adapter.destroy();
+      for (const r of runtimes.values()) r.adapter?.close?.();
     },
   };
 }
 
-async function buildOne(
-  config: ChainWatcherConfig,
-  s: ChainSettings,
-  mnemonic: string,
-  keyring: EvmKeyring,
-): Promise<ChainRuntime> {
+function buildOne(config: ChainWatcherConfig, s: ChainSettings, family: Family): ChainRuntime {
   const base = { chain: s.chain, settings: s, reason: undefined };
-  if (s.disabled) return unavailableRuntime(s, `switched off by RPC_URL_${s.chain}=off`);
-  if (s.family === "evm") {
-    const deriveAddress = async (i: number) => keyring.depositAddress(i);
-    if (s.rpcUrl) {
-      const adapter = new EvmAdapter({
-        chain: s.chain,
-        rpcUrl: s.rpcUrl,
-        keyring,
-        confirmations: s.confirmations,
-        stablecoin: s.stablecoin?.address,
-        logChunkBlocks: config.EVM_LOG_CHUNK_BLOCKS,
-        startLookbackBlocks: config.EVM_START_LOOKBACK_BLOCKS,
-      });
-      return { ...base, mode: "rpc", adapter, deriveAddress };
-    }
-    if (!config.RAMP_SANDBOX) return unavailableRuntime(s, `RPC_URL_${s.chain} is not set`);
-    const adapter = new SandboxAdapter({
-      chain: s.chain,
-      derive: (i) => keyring.depositAddress(i),
-      stablecoin: s.stablecoin,
-    });
-    return { ...base, mode: "sandbox", adapter, deriveAddress };
-  }
-
-  const family = FAMILIES[s.family];
-  // The seed once per chain, not once per address: deriving it is a PBKDF2 run of 2,048 rounds.
-  const seed = seedFromMnemonic(mnemonic);
-  const derive = (i: number) => family.derive(seed, i);
+  const derive = (i: number) => family.derive(i);
   const deriveAddress = async (i: number) => derive(i);
   if (s.rpcUrl) {
     const adapter = family.adapter({
       chain: s.chain,
       rpcUrl: s.rpcUrl,
-      mnemonic,
       confirmations: s.confirmations,
       stablecoin: s.stablecoin,
+      logChunkBlocks: config.EVM_LOG_CHUNK_BLOCKS,
+      startLookbackBlocks: config.EVM_START_LOOKBACK_BLOCKS,
     });
     return { ...base, mode: "rpc", adapter, deriveAddress };
   }
   if (!config.RAMP_SANDBOX) return unavailableRuntime(s, `RPC_URL_${s.chain} is not set`);
-  const adapter = new SandboxAdapter({ chain: s.chain, derive, stablecoin: s.stablecoin });
+  const adapter = createSandboxAdapter({ chain: s.chain, derive, stablecoin: s.stablecoin });
   return { ...base, mode: "sandbox", adapter, deriveAddress };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPriceFeed } from "../tokens/price-feed.ts";
+import { createPriceFeed } from "../prices/price-feed.ts";
 import { createSandboxSwapProvider } from "./swap-provider.ts";
 
 const WETH = "0x4200000000000000000000000000000000000006";

@@ -2,7 +2,7 @@ import { type Chain, chainFamily } from "@ramp/contracts";
 import { Decimal } from "decimal.js";
 import type { PreparedTransfer, TransferStatus } from "../chains/adapter.ts";
 import { deterministicTxId } from "../chains/sandbox/sandbox-ids.ts";
-import type { PriceFeed } from "../tokens/price-feed.ts";
+import type { PriceFeed } from "../prices/price-feed.ts";
 
 /**
  * Onramp of a token other than the settlement stablecoin: the treasury's stablecoin

@@ -1,10 +1,10 @@
 import type { Chain } from "@ramp/contracts";
 import { describe, expect, it } from "vitest";
 import { resolveChainSettings } from "../chain-settings.ts";
-import { SandboxAdapter } from "../chains/sandbox/sandbox-adapter.ts";
+import { createSandboxAdapter } from "../chains/sandbox/sandbox-adapter.ts";
 import { loadChainWatcherConfig } from "../config.ts";
+import { createPriceFeed, parsePriceTable } from "../prices/price-feed.ts";
 import { createSandboxSwapProvider } from "../swaps/swap-provider.ts";
-import { createPriceFeed, parsePriceTable } from "./price-feed.ts";
 import { createDescribeToken, createTokenInfo, isSettlementStablecoin } from "./token-info.ts";
 
 const env = { NATS_URL: "nats://x", MONGODB_URI: "mongodb://x" };
@@ -42,7 +42,7 @@ describe("isSettlementStablecoin", () => {
 
 describe("tokenInfo on the sandbox adapter", () => {
   const adapter = (chain: Chain) =>
-    new SandboxAdapter({ chain, derive: () => "", stablecoin: settings[chain].stablecoin });
+    createSandboxAdapter({ chain, derive: () => "", stablecoin: settings[chain].stablecoin });
   const tokenInfo = createTokenInfo({
     settings: (chain) => settings[chain],
     adapter,
@@ -89,7 +89,7 @@ describe("describeToken, what every deposit event carries", () => {
   const describeToken = createDescribeToken({
     settings: (chain) => settings[chain],
     adapter: (chain: Chain) =>
-      new SandboxAdapter({ chain, derive: () => "", stablecoin: settings[chain].stablecoin }),
+      createSandboxAdapter({ chain, derive: () => "", stablecoin: settings[chain].stablecoin }),
     swaps: undefined,
   });
 

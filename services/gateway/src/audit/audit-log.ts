@@ -24,6 +24,15 @@ export interface AuditDoc {
   businessId: string | null;
 }
 
+/** What a handler tells the audit entry of its write; everything else the middleware knows. */
+export interface AuditNote {
+  target: string;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  /** The business the write concerns when it is not the actor's own (an operator adding a member). */
+  businessId?: string | null;
+}
+
 export type NewAuditEntry = Omit<AuditDoc, "_id" | "at">;
 
 /** How `append` tries again: `retries` more tries, waits doubling from `minTimeout` ms. */

@@ -2,16 +2,7 @@ import type { AuditActor, RouteDef } from "@ramp/contracts";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { GatewayEnv } from "../env.ts";
-import type { AuditLog } from "./audit-log.ts";
-
-/** What a handler tells the audit entry of its write; everything else the middleware knows. */
-export interface AuditNote {
-  target: string;
-  before?: Record<string, unknown>;
-  after?: Record<string, unknown>;
-  /** The business the write concerns when it is not the actor's own (an operator adding a member). */
-  businessId?: string | null;
-}
+import type { AuditLog, AuditNote } from "./audit-log.ts";
 
 export const noteAudit = (c: Context<GatewayEnv>, note: AuditNote) => c.set("audit", note);
 

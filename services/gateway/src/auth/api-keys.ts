@@ -20,8 +20,7 @@ interface ApiKeyDoc {
 export interface BusinessDoc {
   _id: ObjectId;
   name: string;
-  /** A copy for the console's list; pricing owns the fee (its profile) and is told first. */
-  feeBps: number;
+  /** The fee is pricing's alone (its profile); the console asks pricing for it. */
   suspended?: boolean;
   createdAt: Date;
 }
@@ -37,7 +36,7 @@ export type RevokeOutcome = "revoked" | "unknown";
 
 export interface KeyStore {
   init(): Promise<void>;
-  createBusiness(name: string, feeBps: number): Promise<{ id: string }>;
+  createBusiness(name: string): Promise<{ id: string }>;
   businessExists(id: string): Promise<boolean>;
   /** Returns the plaintext key once; only its hash is kept. */
   issueKey(businessId: string, name?: string): Promise<{ apiKey: string; apiKeyId: string }>;
@@ -55,7 +54,7 @@ export interface KeyStore {
   suspended(businessId: string): Promise<boolean>;
   business(id: string): Promise<BusinessDoc | null>;
   listBusinesses(page: ConsoleListQuery): Promise<{ data: BusinessDoc[]; nextCursor: string }>;
-  updateBusiness(id: string, change: { feeBps?: number; suspended?: boolean }): Promise<BusinessDoc | null>;
+  updateBusiness(id: string, change: { suspended?: boolean }): Promise<BusinessDoc | null>;
 }
 
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
@@ -96,9 +95,9 @@ export function createKeyStore(
       await keys.createIndex({ businessId: 1, keyId: -1 });
     },
 
-    async createBusiness(name, feeBps) {
+    async createBusiness(name) {
       const _id = new ObjectId();
-      await businesses.insertOne({ _id, name, feeBps, createdAt: new Date() });
+      await businesses.insertOne({ _id, name, createdAt: new Date() });
       return { id: _id.toHexString() };
     },
 

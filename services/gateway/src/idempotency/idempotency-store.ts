@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createClaims, isDuplicateKey, type Logger } from "@ramp/runtime";
+import { type Claims, isDuplicateKey, type Logger } from "@ramp/runtime";
 import type { Db, Filter } from "mongodb";
 import type { WithheldSecrets } from "./secret-fields.ts";
 
@@ -93,10 +93,13 @@ interface Seen {
  *
  * An answered request costs two inserts; a replay, a 409 or a 422 two reads by `_id`.
  */
-export function createIdempotencyStore(db: Db, opts: IdempotencyStoreOptions): IdempotencyStore {
+export function createIdempotencyStore(
+  db: Db,
+  claims: Claims,
+  opts: IdempotencyStoreOptions,
+): IdempotencyStore {
   const records = db.collection<IdempotencyDoc>("idempotency_keys");
   const exits = db.collection<ExitDoc>("idempotency_exits");
-  const claims = createClaims(db);
   const recordId = (businessId: string, key: string) => `${businessId}:${key}`;
   const exitId = (_id: string, token: string) => `${_id}#${token}`;
   let purgeTimer: NodeJS.Timeout | undefined;

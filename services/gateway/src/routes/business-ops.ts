@@ -14,7 +14,7 @@ export function businessOps(nc: NatsConnection, keys: KeyStore) {
     issueKeyWithSecret,
     /** Pricing is told the fee before the business exists for anyone, so its first order is priced right. */
     async createBusiness(name: string, feeBps: number, trace: TraceContext) {
-      const { id } = await keys.createBusiness(name, feeBps);
+      const { id } = await keys.createBusiness(name);
       await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps }, trace);
       const { apiKey, webhookSecret } = await issueKeyWithSecret(id, trace);
       return { id, name, apiKey, webhookSecret };

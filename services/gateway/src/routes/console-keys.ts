@@ -26,10 +26,10 @@ export function businessScope(person: PersonDoc, named: string | undefined): str
   return person.businessId ?? undefined;
 }
 
-const businessDto = (d: BusinessDoc): BusinessDto => ({
+const businessDto = (d: BusinessDoc, feeBps: number): BusinessDto => ({
   id: d._id.toHexString(),
   name: d.name,
-  feeBps: d.feeBps,
+  feeBps,
   suspended: d.suspended === true,
   createdAt: d.createdAt.toISOString(),
 });
@@ -157,9 +157,16 @@ export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: K
     return result;
   });
 
-  register(Routes.consoleBusinessList, async (_c, { query }) => {
+  /** The businesses as the console shows them, each with pricing's fee (one question for a page). */
+  const withFees = async (docs: BusinessDoc[], trace: TraceContext) => {
+    const businessIds = docs.map((d) => d._id.toHexString());
+    const { feeBps } = await callRpc(nc, Rpc.profilesGet, { businessIds }, trace);
+    return docs.map((d) => businessDto(d, feeBps[d._id.toHexString()] ?? 0));
+  };
+
+  register(Routes.consoleBusinessList, async (c, { query }) => {
     const page = await keys.listBusinesses(query);
-    return { data: page.data.map(businessDto), nextCursor: page.nextCursor };
+    return { data: await withFees(page.data, c.var.trace), nextCursor: page.nextCursor };
   });
 
   register(Routes.consoleBusinessCreate, async (c, { body: { name, feeBps } }) => {
@@ -171,14 +178,16 @@ export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: K
   register(Routes.consoleBusinessUpdate, async (c, { params: { id }, body }) => {
     const before = await keys.business(id);
     if (!before) throw notFound("Business not found");
-    // The fee is pricing's: it is told first, so the copy here never shows a fee pricing does not use.
+    const [was] = await withFees([before], c.var.trace);
+    // The fee is pricing's alone; the gateway keeps only whether the business is suspended.
     if (body.feeBps !== undefined) {
       await callRpc(nc, Rpc.profileSet, { businessId: id, feeBps: body.feeBps }, c.var.trace);
     }
-    const after = await keys.updateBusiness(id, body);
-    if (!after) throw notFound("Business not found");
-    const was = businessDto(before);
-    const now = businessDto(after);
+    const after =
+      body.suspended === undefined ? before : await keys.updateBusiness(id, { suspended: body.suspended });
+    if (!after || !was) throw notFound("Business not found");
+    const [now] = await withFees([after], c.var.trace);
+    if (!now) throw notFound("Business not found");
     noteAudit(c, {
       target: `business:${id}`,
       before: { feeBps: was.feeBps, suspended: was.suspended },

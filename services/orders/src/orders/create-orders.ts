@@ -2,25 +2,22 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import {
   AppError,
   badRequest,
-  type Chain,
   isAllowedWebhookUrl,
   NOT_PUBLIC_WEBHOOK_URL,
-  normalizeAddress,
   type OfframpRequest,
   type OnrampRequest,
   Rpc,
   type TransactionDto,
 } from "@ramp/contracts";
 import { allInOrder, callRpc, type RateCache, type TraceContext } from "@ramp/runtime";
-import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
 import { idForKey, scopedKey } from "../idempotency/once-per-key.ts";
+import { type Pricing, priceOrder } from "../pricing/price-order.ts";
 import { quotedPricing, usingQuote } from "../quotes/locked-quotes.ts";
 import type { QuoteDoc, QuoteStore } from "../quotes/quote-store.ts";
-import type { Quote } from "../quotes/quotes.ts";
+import { baseDoc } from "./new-order.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
 import type { OrdersStore } from "./orders-store.ts";
-import { type Pricing, priceOrder } from "./price-order.ts";
 
 /** A retry whose Idempotency-Key made an onramp order that has since expired unpaid and been deleted. */
 export const EXPIRED_KEY = "The order made with this Idempotency-Key has expired; send a new key";
@@ -38,50 +35,6 @@ interface Caller {
   apiKeyId: string;
   /** From the request's Idempotency-Key: a retry of a creation that happened returns that order. */
   idempotencyKey?: string | undefined;
-}
-
-export function baseDoc(
-  caller: { businessId: string; apiKeyId: string | null },
-  chain: Chain,
-  mint: string,
-  id: ObjectId = new ObjectId(),
-): Omit<
-  OrderDoc,
-  | "transactionType"
-  | "currency"
-  | "recipient"
-  | keyof Quote
-  | "rate"
-  | "fee"
-  | "usdPrice"
-  | "decimals"
-  | "setupCostUsd"
-> {
-  return {
-    _id: id,
-    businessId: caller.businessId,
-    apiKeyId: caller.apiKeyId,
-    status: "INIT",
-    sequence: 0,
-    chain,
-    mint,
-    mintKey: normalizeAddress(chain, mint),
-    address: "",
-    signature: "",
-    sender: "",
-    accountNumber: "",
-    accountName: "",
-    bank: "",
-    bankCode: "",
-    webhookURL: null,
-    userExternalId: null,
-    userId: null,
-    description: null,
-    errorReason: null,
-    createdAt: new Date(),
-    expiresAt: null,
-    outbox: [],
-  };
 }
 
 /** An order's own webhookURL obeys the rule the dispatcher applies to saved webhook URLs. */

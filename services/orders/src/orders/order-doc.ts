@@ -1,11 +1,12 @@
 import type { Chain, Currency, OrderStatus, TransactionDto, TransactionType } from "@ramp/contracts";
 import type { OutboxEntry } from "@ramp/runtime";
-import { Decimal } from "decimal.js";
 import type { ObjectId } from "mongodb";
 import type { Keyed } from "../idempotency/once-per-key.ts";
+import type { Pricing } from "../pricing/price-order.ts";
+import { num } from "../pricing/quotes.ts";
 
 /** An onramp or offramp order. Amounts are decimal strings; they become JSON numbers only in `toDto`. */
-export interface OrderDoc extends Keyed {
+export interface OrderDoc extends Keyed, Pricing {
   _id: ObjectId;
   businessId: string;
   apiKeyId: string | null;
@@ -19,14 +20,6 @@ export interface OrderDoc extends Keyed {
   mintKey: string;
   recipient: string;
   currency: Currency;
-  amount: string;
-  fiatAmount: string;
-  usdcAmount: string;
-  rate: string;
-  fee: string;
-  usdPrice: string;
-  decimals: number;
-  setupCostUsd: string;
   address: string;
   signature: string;
   sender: string;
@@ -49,12 +42,10 @@ export interface OrderDoc extends Keyed {
   /** Unpaid onramp orders are deleted after this instant. */
   expiresAt: Date | null;
   outbox: OutboxEntry[];
-  /** Its bucket in the business's transaction list (`createTimeList`); set by the store on insert. */
+  /** Its buckets in its business's and in every business's list (`orderLists`); set on insert. */
   listKey?: string;
+  allKey?: string;
 }
-
-/** A stored decimal string as the JSON number replies carry. */
-export const num = (v: string) => new Decimal(v).toNumber();
 
 /** The public Transaction: every field present, unknowns as "". */
 export function toDto(o: OrderDoc): TransactionDto {

@@ -15,7 +15,7 @@ import {
 import { type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import { ensureKeyIndex, findByKey, insertOnce } from "../idempotency/once-per-key.ts";
 import { type OrderDoc, toDto } from "./order-doc.ts";
-import { orderList } from "./order-list-keys.ts";
+import { ALL_BUSINESSES, orderLists } from "./order-list-keys.ts";
 
 export interface OrderMove {
   id: ObjectId;
@@ -99,7 +99,16 @@ function scoped(scope: ListScope): Filter<OrderDoc> {
 
 /** The filter's equalities; its time range is the list's own (`createTimeList`). */
 function listMatch(scope: ListScope, filter: TransactionFilter): Filter<OrderDoc> {
-  const query = scoped(scope);
+  return { ...scoped(scope), ...filterMatch(filter) };
+}
+
+/**
+ * The filter's equalities alone: what a time list's leaf read adds to its key, which names the scope
+ * already. Repeating the business there could let PostgreSQL (which estimates every containment
+ * alike) read it through the business's index, every order the business ever had, not the leaf's.
+ */
+function filterMatch(filter: TransactionFilter): Filter<OrderDoc> {
+  const query: Filter<OrderDoc> = {};
   if (filter.type) query.transactionType = filter.type;
   if (filter.status) query.status = filter.status;
   if (filter.chain) query.chain = filter.chain;
@@ -113,10 +122,8 @@ const listRange = (filter: TransactionFilter) => ({
 });
 
 /**
- * The list as one sorted query: until every stored order has its list key (`backfillListKeys`), and
- * for what the business's time list does not hold (a search's field, every business's orders). A
- * search is one indexed equality; every business's list walks the `all_list` index on MongoDB and is
- * sorted after reading on FerretDB.
+ * The list as one sorted query: until every stored order has its list keys (the lists' backfill), and
+ * for a search's field, one indexed equality that names a handful of orders.
  */
 async function unkeyedPage(
   col: Collection<OrderDoc>,
@@ -146,14 +153,17 @@ export function createOrdersStore(deps: {
 }): OrdersStore {
   const col = deps.db.collection<OrderDoc>("orders");
   const states = createStateStore<OrderDoc, OrderStatus>({ collection: col, stateField: "status", ...deps });
-  const list = orderList(deps.db, deps.listBudget);
-  const page: OrdersStore["page"] = (scope, filter, after, limit) =>
-    list.ready() && scope.businessId !== null && !scope.match
-      ? list.page(scope.businessId, listMatch(scope, filter), listRange(filter), after, limit)
-      : unkeyedPage(col, scope, filter, after, limit);
-  // Every order is listed under its business; the marks go in before the order does.
+  const lists = orderLists(deps.db, deps.listBudget);
+  const page: OrdersStore["page"] = (scope, filter, after, limit) => {
+    // A business's list, or every business's (the console's operators), each a time list of its own.
+    const list = scope.businessId === null ? lists.all : lists.business;
+    if (scope.match || !list.ready()) return unkeyedPage(col, scope, filter, after, limit);
+    const key = scope.businessId ?? ALL_BUSINESSES;
+    return list.page(key, filterMatch(filter), listRange(filter), after, limit);
+  };
+  // Every order is listed under its business and among every business's; the marks go in first.
   const keyed = async (doc: OrderDoc) =>
-    (await list.keyed([{ ...doc, day: dayOf(doc.createdAt) }]))[0] as OrderDoc;
+    (await lists.keyed([{ ...doc, day: dayOf(doc.createdAt) }]))[0] as OrderDoc;
   const insert = async (doc: OrderDoc) => states.insert(await keyed(doc));
 
   const get = async (id: string | ObjectId) => {
@@ -163,7 +173,7 @@ export function createOrdersStore(deps: {
 
   return {
     async init() {
-      // The list as one sorted query (`unkeyedPage`, until every order has its list key), whatever
+      // The list as one sorted query (`unkeyedPage`, until every order has its list keys), whatever
       // filters it gets, on MongoDB. Its prefix (business, then the
       // keyset createdAt/_id descending) serves the sort and the from/to range, so a page is a bounded
       // index walk starting at its cursor with no in-memory sort. The optional equality filters follow
@@ -173,13 +183,14 @@ export function createOrdersStore(deps: {
         { businessId: 1, createdAt: -1, _id: -1, transactionType: 1, status: 1, chain: 1, currency: 1 },
         { name: "business_list" },
       );
-      // Every business's list (the console's operators), and one index per searched field.
+      // Every business's list read the old way (until every order is keyed), and one per searched field.
       await col.createIndex({ createdAt: -1, _id: -1 }, { name: "all_list" });
       for (const field of SEARCH_FIELDS) await col.createIndex({ [field]: 1 }, { name: `search_${field}` });
       await col.createIndex({ day: 1, businessId: 1 }, { name: "overview_day" });
       await col.createIndex({ status: 1, expiresAt: 1 });
       await ensureKeyIndex(col);
-      await list.init();
+      await lists.business.init();
+      await lists.all.init();
     },
     insert,
     findByKey: (key) => findByKey(col, key),
@@ -250,20 +261,19 @@ export function createOrdersStore(deps: {
       let stopping = false;
       // Orders stored before lists were keyed, through the store's guarded write (an older process
       // may be moving the same order), following the order if it moves meanwhile.
-      const backfill = list
-        .backfill({
-          log: deps.log,
-          stopping: () => stopping,
-          async setKey(o, listKey) {
-            for (let status = o.status; ; ) {
-              if (await states.update(o._id, status, {}, { listKey })) return;
-              const now = await col.findOne({ _id: o._id });
-              if (!now || now.listKey) return;
-              status = now.status;
-            }
-          },
-        })
-        .catch((err: unknown) => deps.log.error({ err }, "keying orders for the transaction list failed"));
+      const setKey = (field: "listKey" | "allKey") => async (o: OrderDoc, key: string) => {
+        for (let status = o.status; ; ) {
+          if (await states.update(o._id, status, {}, { [field]: key })) return;
+          const now = await col.findOne({ _id: o._id });
+          if (!now || now[field]) return;
+          status = now.status;
+        }
+      };
+      const backfill = (async () => {
+        const common = { log: deps.log, stopping: () => stopping };
+        await lists.business.backfill({ ...common, setKey: setKey("listKey") });
+        await lists.all.backfill({ ...common, setKey: setKey("allKey") });
+      })().catch((err: unknown) => deps.log.error({ err }, "keying orders for the transaction lists failed"));
       return {
         async stop() {
           stopping = true;

@@ -7,9 +7,17 @@ import type { Db } from "mongodb";
  * earlier read: `applied` moved an order or payment; `surplus` arrived after another fund had already
  * moved it; `wrong-token` is another asset than the order's; `underfunded` did not cover a payment
  * (left awaiting) or was worth less than an order's fee (order ERROR); `late` found it expired;
- * `unmatched` names nothing orders knows. Everything but `applied` is money an operator may refund.
+ * `unmatched` names nothing orders knows. Everything but `applied` is money an operator may refund;
+ * once sent back it is `refunded` (never a first outcome: only a refund's result sets it).
  */
-export type FundsOutcome = "applied" | "surplus" | "wrong-token" | "underfunded" | "late" | "unmatched";
+export type FundsOutcome =
+  | "applied"
+  | "surplus"
+  | "wrong-token"
+  | "underfunded"
+  | "late"
+  | "unmatched"
+  | "refunded";
 
 export interface ReceivedFundsDoc {
   /** `fiat:<rail reference>` or `chain:<chain>:<txId>:<index>`: each inbound fund once. */
@@ -20,6 +28,8 @@ export interface ReceivedFundsDoc {
   outcome: FundsOutcome;
   detail: unknown;
   receivedAt: Date;
+  /** Where a refund sent it and when, once sent. */
+  refund?: { txHash: string | null; railReference: string | null; destination: string; at: Date };
 }
 
 /** Every fiat or token arrival orders hears of is written down once, with what it did. */

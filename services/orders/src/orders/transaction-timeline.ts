@@ -30,6 +30,16 @@ function depositEntry(fund: ReceivedFundsDoc): TimelineEntryDto {
   };
 }
 
+/** A refund sent back from one of the order's funds: where to, and its tx hash or rail reference. */
+function refundEntries(fund: ReceivedFundsDoc): TimelineEntryDto[] {
+  if (!fund.refund) return [];
+  const { txHash, railReference, destination, at } = fund.refund;
+  const detail: TimelineEntryDto["detail"] = { fundId: fund._id, destination };
+  if (txHash) detail.txHash = txHash;
+  else detail.railReference = railReference;
+  return [{ at: at.toISOString(), kind: "refund", detail }];
+}
+
 /** The entries an order itself records: each status it entered, and how its PROCESSING ended. */
 export function orderEntries(order: OrderDoc): TimelineEntryDto[] {
   const entries: TimelineEntryDto[] = [
@@ -70,6 +80,10 @@ export async function transactionTimeline(
   return {
     ...toDto(order),
     businessId: order.businessId,
-    timeline: sortTimeline([...orderEntries(order), ...received.map(depositEntry)]),
+    timeline: sortTimeline([
+      ...orderEntries(order),
+      ...received.map(depositEntry),
+      ...received.flatMap(refundEntries),
+    ]),
   };
 }

@@ -32,7 +32,7 @@ import {
   scopedKey,
 } from "../idempotency/once-per-key.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
-import { checkOrderBounds, FIAT_DP } from "../quotes/quotes.ts";
+import { checkOrderBounds, FIAT_DP } from "../pricing/quotes.ts";
 import { paymentTotals } from "./payment-fee.ts";
 
 export interface PaymentDoc extends Keyed {

@@ -14,8 +14,8 @@ import type { RateCache, TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import { ObjectId } from "mongodb";
 import type { OrdersConfig } from "../config.ts";
-import { num } from "../orders/order-doc.ts";
-import { type Pricing, priceOrder } from "../orders/price-order.ts";
+import { type Pricing, priceOrder } from "../pricing/price-order.ts";
+import { num } from "../pricing/quotes.ts";
 import type { QuoteDoc, QuoteStore } from "./quote-store.ts";
 
 export interface QuoteDeps {

@@ -1,7 +1,7 @@
 import type { Chain, Currency, TransactionType } from "@ramp/contracts";
 import type { Claims } from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
-import type { Pricing } from "../orders/price-order.ts";
+import type { Pricing } from "../pricing/price-order.ts";
 
 /** A locked rate and its amounts, exactly as an order created from it stores them. */
 export interface QuoteDoc extends Pricing {

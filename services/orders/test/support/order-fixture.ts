@@ -1,4 +1,4 @@
-import { baseDoc } from "../../src/orders/create-orders.ts";
+import { baseDoc } from "../../src/orders/new-order.ts";
 import type { OrderDoc } from "../../src/orders/order-doc.ts";
 
 /** A priced offramp on BASE USDC as the store keeps it, for tests that write orders directly. */

@@ -7,7 +7,7 @@ import {
   TONCOIN_MINT,
 } from "@ramp/contracts";
 import { SANDBOX_TOKEN_DECIMALS, type StablecoinDefault } from "../../networks.ts";
-import type { ChainAdapter, PollResult, PreparedTransfer, TransferStatus } from "../adapter.ts";
+import type { ChainAdapter } from "../adapter.ts";
 import { TransferRejected } from "../errors.ts";
 import { deterministicTxId } from "./sandbox-ids.ts";
 
@@ -26,50 +26,37 @@ export interface SandboxAdapterOptions {
  * - decimals: the configured stablecoin's, 9 for Toncoin, else the family default (EVM 18, Solana/TON 9);
  * - recipient setup cost is always "0" (every sandbox recipient already holds a token account).
  */
-export class SandboxAdapter implements ChainAdapter {
-  readonly chain: Chain;
-  readonly #opts: SandboxAdapterOptions;
+export function createSandboxAdapter(opts: SandboxAdapterOptions): ChainAdapter {
+  const { chain, stablecoin } = opts;
+  return {
+    chain,
+    deriveAddress: (index) => opts.derive(index),
 
-  constructor(opts: SandboxAdapterOptions) {
-    this.chain = opts.chain;
-    this.#opts = opts;
-  }
+    async poll(cursor) {
+      return { transfers: [], cursor: cursor ?? "0" };
+    },
 
-  deriveAddress(index: number): string {
-    return this.#opts.derive(index);
-  }
+    async prepareTransfer(req) {
+      if (!isChainAddress(chain, req.recipient)) throw new TransferRejected(`invalid ${chain} recipient`);
+      if (!isChainMint(chain, req.mint)) throw new TransferRejected(`invalid ${chain} mint`);
+      const signature = deterministicTxId(chainFamily(chain), `${chain}:${req.requestId}`);
+      return { signature, raw: JSON.stringify({ sandbox: true, chain, ...req }) };
+    },
 
-  async poll(cursor: string | null): Promise<PollResult> {
-    return { transfers: [], cursor: cursor ?? "0" };
-  }
+    async broadcast() {},
 
-  async prepareTransfer(req: {
-    requestId: string;
-    mint: string;
-    recipient: string;
-    amount: string;
-  }): Promise<PreparedTransfer> {
-    if (!isChainAddress(this.chain, req.recipient))
-      throw new TransferRejected(`invalid ${this.chain} recipient`);
-    if (!isChainMint(this.chain, req.mint)) throw new TransferRejected(`invalid ${this.chain} mint`);
-    const signature = deterministicTxId(chainFamily(this.chain), `${this.chain}:${req.requestId}`);
-    return { signature, raw: JSON.stringify({ sandbox: true, chain: this.chain, ...req }) };
-  }
+    async transferStatus() {
+      return "confirmed";
+    },
 
-  async broadcast(): Promise<void> {}
+    async tokenDecimals(mint) {
+      if (stablecoin && normalizeAddress(chain, mint) === stablecoin.address) return stablecoin.decimals;
+      if (chain === "TON" && mint === TONCOIN_MINT) return 9;
+      return SANDBOX_TOKEN_DECIMALS[chainFamily(chain)];
+    },
 
-  async transferStatus(): Promise<TransferStatus> {
-    return "confirmed";
-  }
-
-  async tokenDecimals(mint: string): Promise<number> {
-    const { stablecoin } = this.#opts;
-    if (stablecoin && normalizeAddress(this.chain, mint) === stablecoin.address) return stablecoin.decimals;
-    if (this.chain === "TON" && mint === TONCOIN_MINT) return 9;
-    return SANDBOX_TOKEN_DECIMALS[chainFamily(this.chain)];
-  }
-
-  async recipientSetupCost(): Promise<string> {
-    return "0";
-  }
+    async recipientSetupCost() {
+      return "0";
+    },
+  };
 }

@@ -1,8 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Rpc } from "@ramp/contracts";
 import { callRpc, inSpan, type Logger, SpanKind, type Stoppable, startPeriodic } from "@ramp/runtime";
+import type { OrdersStore } from "../orders/orders-store.ts";
 import type { Payments } from "../payments/payments.ts";
-import type { OrdersStore } from "./orders-store.ts";
 
 /**
  * An unpaid onramp order is deleted once its TTL passes, and its virtual account closed, so a late

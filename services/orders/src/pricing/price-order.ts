@@ -2,14 +2,26 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { type Chain, type Currency, Rpc, type TransactionType } from "@ramp/contracts";
 import { allInOrder, callRpc, type RateCache, type TraceContext } from "@ramp/runtime";
 import type { OrdersConfig } from "../config.ts";
-import { checkBusinessFee, checkOrderBounds, quoteOfframp, quoteOnramp, toStored } from "../quotes/quotes.ts";
-import type { OrderDoc } from "./order-doc.ts";
+import {
+  checkBusinessFee,
+  checkOrderBounds,
+  quoteOfframp,
+  quoteOnramp,
+  type StoredQuote,
+  toStored,
+} from "./quotes.ts";
 
-/** The numbers an order is stored with, and a quote locks. */
-export type Pricing = Pick<
-  OrderDoc,
-  "amount" | "fiatAmount" | "usdcAmount" | "rate" | "fee" | "usdPrice" | "decimals" | "setupCostUsd"
->;
+/** The numbers an order is stored with, and a quote locks: decimal strings, as stored. */
+export interface Pricing extends StoredQuote {
+  /** Fiat per 1 USD, business fee applied. */
+  rate: string;
+  /** businessUSDCFee, in USD. */
+  fee: string;
+  usdPrice: string;
+  decimals: number;
+  /** Onramp only (else "0"): USD cost of preparing the recipient. */
+  setupCostUsd: string;
+}
 
 export interface PriceRequest {
   type: TransactionType;

@@ -1,6 +1,9 @@
 import { AppError, badRequest } from "@ramp/contracts";
 import { Decimal } from "decimal.js";
 
+/** A stored decimal string as the JSON number replies carry. */
+export const num = (v: string) => new Decimal(v).toNumber();
+
 /** Fiat is quoted in major units with 2 decimals. */
 export const FIAT_DP = 2;
 

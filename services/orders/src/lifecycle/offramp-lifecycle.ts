@@ -1,10 +1,10 @@
 import { Commands, normalizeAddress, type PayoutResult } from "@ramp/contracts";
 import { outboxEntry, type TraceContext } from "@ramp/runtime";
-import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
-import type { LifecycleDeps } from "./lifecycle.ts";
-import type { OrderDoc } from "./order-doc.ts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
+import { priceLanded, quoteOfframp } from "../pricing/quotes.ts";
+import type { LifecycleDeps } from "./deps.ts";
 import { finishProcessing, moveOnFunds } from "./order-moves.ts";
-import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
 
 /** Offramp: the token deposit moves INIT → PROCESSING and orders the payout; the rail's answer ends it. */
 export function createOfframpLifecycle(deps: LifecycleDeps) {

@@ -1,8 +1,8 @@
 import type { OutboxEntry, TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
-import type { OrderDoc } from "./order-doc.ts";
-import type { OrdersStore } from "./orders-store.ts";
-import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import type { OrdersStore } from "../orders/orders-store.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 
 /**
  * What one fund does to an INIT order, both directions alike: priced, it moves the order to

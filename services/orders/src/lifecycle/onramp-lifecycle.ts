@@ -1,11 +1,11 @@
 import { Commands, type TransferResult } from "@ramp/contracts";
 import { outboxEntry, type TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
-import { priceLanded, quoteOnramp } from "../quotes/quotes.ts";
-import type { LifecycleDeps } from "./lifecycle.ts";
-import type { OrderDoc } from "./order-doc.ts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
+import { priceLanded, quoteOnramp } from "../pricing/quotes.ts";
+import type { LifecycleDeps } from "./deps.ts";
 import { finishProcessing, moveOnFunds } from "./order-moves.ts";
-import type { FundsOutcome, LandedFunds } from "./received-funds.ts";
 
 /** Onramp: the payer's transfer moves INIT → PROCESSING and orders the delivery; its result ends the order. */
 export function createOnrampLifecycle(deps: LifecycleDeps) {

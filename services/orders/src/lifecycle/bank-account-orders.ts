@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { AppError, type DepositObserved, Rpc } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { ObjectId } from "mongodb";
-import { priceLanded, quoteOfframp } from "../quotes/quotes.ts";
-import { baseDoc } from "./create-orders.ts";
-import type { LifecycleDeps } from "./lifecycle.ts";
-import type { OrderDoc } from "./order-doc.ts";
+import { baseDoc } from "../orders/new-order.ts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import { priceLanded, quoteOfframp } from "../pricing/quotes.ts";
+import type { LifecycleDeps } from "./deps.ts";
 
 /** One deposit, one order: the id is derived from the deposit so a redelivery finds the same order. */
 export function orderIdForDeposit(fundsId: string): ObjectId {

@@ -1,21 +1,19 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { type DepositObserved, type FiatDepositReceived, Rpc } from "@ramp/contracts";
-import { callRpc, type Logger, type TraceContext } from "@ramp/runtime";
-import type { Payments } from "../payments/payments.ts";
+import {
+  type DepositObserved,
+  type FiatDepositReceived,
+  type PayoutResult,
+  Rpc,
+  type TransferResult,
+} from "@ramp/contracts";
+import { callRpc, type TraceContext } from "@ramp/runtime";
+import { payoutFailed, refundableFunds } from "../money/raised-here.ts";
+import { refundedFundOf } from "../money/refunds.ts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 import { openBankAccountOrder } from "./bank-account-orders.ts";
+import type { LifecycleDeps } from "./deps.ts";
 import { createOfframpLifecycle } from "./offramp-lifecycle.ts";
 import { createOnrampLifecycle } from "./onramp-lifecycle.ts";
-import type { OrderDoc } from "./order-doc.ts";
-import type { OrdersStore } from "./orders-store.ts";
-import type { FundsOutcome, LandedFunds, ReceivedFunds } from "./received-funds.ts";
-
-export interface LifecycleDeps {
-  nc: NatsConnection;
-  store: OrdersStore;
-  payments: Payments;
-  funds: ReceivedFunds;
-  log: Logger;
-}
 
 /**
  * Order reactions to the outside world. Each handler is idempotent: every state change is claimed by
@@ -31,6 +29,7 @@ export function createLifecycle(deps: LifecycleDeps) {
   async function apply(landed: LandedFunds, order: OrderDoc | null, trace: TraceContext) {
     let outcome: FundsOutcome = "unmatched";
     let target: string | null = null;
+    let businessId: string | null = order?.businessId ?? null;
     if (order) {
       target = order._id.toHexString();
       outcome =
@@ -41,6 +40,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       const payment = await payments.get(landed.ref);
       if (payment) {
         target = landed.ref;
+        businessId = payment.businessId;
         outcome = await payments.applyFunds(payment, landed, trace);
       }
     }
@@ -50,6 +50,9 @@ export function createLifecycle(deps: LifecycleDeps) {
         "inbound funds not applied; kept for operators",
       );
     await funds.record(landed.id, landed.ref, target, outcome, landed.detail);
+    // After the record, keyed by the fund: a redelivery after a crash in between raises it then.
+    if (outcome !== "applied")
+      await deps.exceptions.raise(refundableFunds(landed, outcome, target, businessId));
     // Only once the fund is on record: a crash here leaves the account open, and the redelivered
     // deposit finds its change already made and closes it then.
     if (outcome === "applied" && !landed.chain)
@@ -59,8 +62,25 @@ export function createLifecycle(deps: LifecycleDeps) {
   }
 
   return {
-    onTransferResult: onramp.onTransferResult,
-    onPayoutResult: offramp.onPayoutResult,
+    async onTransferResult(ev: TransferResult, trace: TraceContext) {
+      const refunded = refundedFundOf(ev.requestId);
+      if (refunded === null) return onramp.onTransferResult(ev, trace);
+      const result = { ok: ev.status === "CONFIRMED", txHash: ev.signature, reason: ev.reason };
+      await deps.refunds.onResult(refunded, result);
+    },
+
+    async onPayoutResult(ev: PayoutResult, trace: TraceContext) {
+      const refunded = refundedFundOf(ev.orderId);
+      if (refunded !== null) {
+        const result = { ok: ev.status === "COMPLETED", railReference: ev.reference, reason: ev.reason };
+        return deps.refunds.onResult(refunded, result);
+      }
+      await offramp.onPayoutResult(ev, trace);
+      if (ev.status !== "FAILED") return;
+      // Whether this delivery or an earlier one moved it: the exception is keyed by the order.
+      const order = await store.get(ev.orderId);
+      if (order?.status === "ERROR") await deps.exceptions.raise(payoutFailed(order));
+    },
 
     async onFiatDeposit(ev: FiatDepositReceived, trace: TraceContext) {
       const landed: LandedFunds = {

@@ -1,0 +1,311 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { type ExceptionDto, type RefundDto, Rpc } from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInOperator } from "./support/console-operator.ts";
+import { eventually, type Stack, startStack } from "./support/stack.ts";
+import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+
+/**
+ * Money operations through the console on the whole stack: funds that were not applied open an
+ * exception, and a refund of one is sent exactly once however often it is asked for.
+ */
+let stack: Stack;
+let biz: { apiKey: string };
+let nc: NatsConnection;
+let session: Record<string, string>;
+const REFUND_TO = "0x00000000000000000000000000000000000a11ce";
+
+beforeAll(async () => {
+  stack = await startStack({
+    serviceEnv: {
+      "chain-watcher": sandboxChainEnv,
+      banking: { PAYOUT_RETRY_BASE_MS: "50" },
+      orders: { STUCK_AFTER_SECONDS: "2", STUCK_SWEEP_MS: "300" },
+    },
+  });
+  await stack.setRate("NGN", 1650, 1600);
+  biz = await stack.createBusiness("Refunds Co");
+  nc = await stack.connectAs("orders");
+  session = await signedInOperator(stack.url);
+});
+afterAll(async () => {
+  await nc?.close();
+  await stack?.close();
+});
+
+const console_ = (method: string, path: string, body?: unknown) =>
+  stack.request(method, `/console/v1${path}`, {
+    body,
+    headers: session,
+  });
+
+async function finalStatus(id: string): Promise<string> {
+  return eventually(async () => {
+    const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${id}`);
+    return ["COMPLETED", "ERROR"].includes(r.body.status) ? (r.body.status as string) : undefined;
+  }, 30_000);
+}
+
+async function openException(kind: string, orderId: string): Promise<ExceptionDto> {
+  return eventually(async () => {
+    const res = await console_("GET", `/exceptions?kind=${kind}&status=open&limit=100`);
+    expect(res.status).toBe(200);
+    return (res.body.data as ExceptionDto[]).find((e) => e.orderId === orderId);
+  }, 30_000);
+}
+
+async function exceptionById(id: string): Promise<ExceptionDto | undefined> {
+  const res = await console_("GET", "/exceptions?limit=100");
+  return (res.body.data as ExceptionDto[]).find((e) => e.id === id);
+}
+
+/** A refund's result closes its exception just after it marks the fund refunded. */
+const closed = (id: string) =>
+  eventually(async () => ((await exceptionById(id))?.status === "resolved" ? true : undefined), 10_000);
+
+async function offramp(accountNumber: string) {
+  const res = await stack.client(biz.apiKey).post("/pub/v2/offramp", {
+    accountNumber,
+    bankCode: "000013",
+    currency: "NGN",
+    mint: BASE_USDC,
+    chain: "BASE",
+    amount: 10,
+  });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; address: string };
+}
+
+const transfersTo = async (requestId: string) =>
+  (await stack.db("chain-watcher")).collection("transfers").countDocuments({ _id: requestId } as never);
+
+describe("refundable funds", () => {
+  it("a surplus token deposit opens an exception; 12 racing refunds send one transfer and close it", async () => {
+    const order = await offramp("0123456789");
+    const deposit = () =>
+      callRpc(nc, Rpc.sandboxChainDeposit, {
+        chain: "BASE",
+        address: order.address,
+        mint: BASE_USDC,
+        amount: "10",
+      });
+    await deposit();
+    expect(await finalStatus(order.id)).toBe("COMPLETED");
+    await deposit();
+    const exception = await openException("refundable-funds", order.id);
+    expect(exception).toMatchObject({
+      kind: "refundable-funds",
+      chain: "BASE",
+      amount: "10",
+      status: "open",
+    });
+    expect(exception.detail).toMatch(/^surplus/);
+    const fundId = exception.fundId ?? "";
+
+    // Someone clicking again and again, and a second operator at once: one refund.
+    const clicks = await Promise.all(
+      Array.from({ length: 12 }, () => console_("POST", `/funds/${fundId}/refund`, { toAddress: REFUND_TO })),
+    );
+    expect(clicks.map((r) => r.status)).toEqual(Array(12).fill(202));
+    const ids = new Set(clicks.map((r) => (r.body as RefundDto).id));
+    expect(ids).toEqual(new Set([fundId]));
+    expect((clicks[0]!.body as RefundDto).amount).toBe("10");
+
+    const funds = (await stack.db("orders")).collection<{
+      _id: string;
+      outcome: string;
+      refund?: { txHash: string };
+    }>("received_funds");
+    const refunded = await eventually(async () => {
+      const f = await funds.findOne({ _id: fundId });
+      return f?.outcome === "refunded" ? f : undefined;
+    }, 30_000);
+    expect(refunded.refund?.txHash).toBeTruthy();
+    expect(await transfersTo(`refund:${fundId}`)).toBe(1);
+    await closed(exception.id);
+
+    // A repeat after it was sent answers the same refund; another destination is refused.
+    const again = await console_("POST", `/funds/${fundId}/refund`, { toAddress: REFUND_TO });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id: fundId, state: "sent" });
+    const elsewhere = await console_("POST", `/funds/${fundId}/refund`, { toAddress: EVM_RECIPIENT });
+    expect(elsewhere.status).toBe(409);
+    expect(await transfersTo(`refund:${fundId}`)).toBe(1);
+
+    // Every answered click is a write and left its audit entry; the refused one changed nothing, left none.
+    const audit = await console_("GET", "/audit?action=consoleFundRefund&limit=100");
+    expect(audit.body.data).toHaveLength(13);
+  });
+
+  it("a surplus fiat deposit is refunded through the rail's payout, once", async () => {
+    const created = await stack.client(biz.apiKey).post("/pub/v2/onramp", {
+      currency: "NGN",
+      chain: "ETHEREUM",
+      mint: ETH_USDC,
+      recipient: EVM_RECIPIENT,
+      amount: 10,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    // Two transfers racing to the virtual account (once applied, banking closes it to later ones).
+    await Promise.all([1, 2].map(() => callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id })));
+    expect(await finalStatus(id)).toBe("COMPLETED");
+    const exception = await openException("refundable-funds", id);
+    expect(exception).toMatchObject({ currency: "NGN", amount: "16500.00" });
+    const fundId = exception.fundId ?? "";
+
+    // A token destination for fiat is a 400 that changes nothing.
+    expect((await console_("POST", `/funds/${fundId}/refund`, { toAddress: REFUND_TO })).status).toBe(400);
+    const to = { bankCode: "000013", accountNumber: "0123456789" };
+    const clicks = await Promise.all(
+      Array.from({ length: 6 }, () => console_("POST", `/funds/${fundId}/refund`, to)),
+    );
+    expect(clicks.map((r) => r.status)).toEqual(Array(6).fill(202));
+
+    const payouts = (await stack.db("banking")).collection("payouts");
+    const payout = await eventually(
+      async () => (await payouts.findOne({ _id: `refund:${fundId}` } as never)) ?? undefined,
+      30_000,
+    );
+    expect(payout).toMatchObject({ status: "COMPLETED" });
+    expect(await payouts.countDocuments({ _id: `refund:${fundId}` } as never)).toBe(1);
+    const funds = (await stack.db("orders")).collection<{ _id: string; outcome: string }>("received_funds");
+    await eventually(
+      async () => ((await funds.findOne({ _id: fundId }))?.outcome === "refunded" ? true : undefined),
+      30_000,
+    );
+    await closed(exception.id);
+  });
+
+  it("an ERROR offramp's tokens are refunded once, the order stays ERROR and its payout-failed exception closes", async () => {
+    const order = await offramp("8880000007");
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: order.address,
+      mint: BASE_USDC,
+      amount: "10",
+    });
+    expect(await finalStatus(order.id)).toBe("ERROR");
+    const exception = await openException("payout-failed", order.id);
+    expect(exception.detail).toMatch(/payout failed/);
+
+    const clicks = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        console_("POST", `/transactions/${order.id}/refund`, { toAddress: REFUND_TO }),
+      ),
+    );
+    expect(clicks.map((r) => r.status)).toEqual(Array(5).fill(202));
+    const fundId = (clicks[0]!.body as RefundDto).fundId;
+    await eventually(
+      async () => ((await exceptionById(exception.id))?.status === "resolved" ? true : undefined),
+      30_000,
+    );
+    expect(await transfersTo(`refund:${fundId}`)).toBe(1);
+    expect((await stack.client(biz.apiKey).get(`/pub/v2/transaction/${order.id}`)).body.status).toBe("ERROR");
+    // The refund joins the order's timeline, with where it went and its tx hash.
+    const timeline = await eventually(async () => {
+      const r = await console_("GET", `/transactions/${order.id}`);
+      const entries = r.body.timeline as { kind: string; detail: Record<string, unknown> }[];
+      return entries.find((e) => e.kind === "refund");
+    }, 30_000);
+    expect(timeline.detail).toMatchObject({ fundId, destination: REFUND_TO });
+    expect(timeline.detail.txHash).toBeTruthy();
+
+    // A completed order has nothing to refund.
+    const done = await offramp("0123456789");
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: done.address,
+      mint: BASE_USDC,
+      amount: "10",
+    });
+    expect(await finalStatus(done.id)).toBe("COMPLETED");
+    expect((await console_("POST", `/transactions/${done.id}/refund`, { toAddress: REFUND_TO })).status).toBe(
+      409,
+    );
+  });
+});
+
+describe("payouts when the rail fails", () => {
+  const paid = async (accountNumber: string) => {
+    const order = await offramp(accountNumber);
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: order.address,
+      mint: BASE_USDC,
+      amount: "10",
+    });
+    return { id: order.id, status: await finalStatus(order.id) };
+  };
+
+  it("a rail answering 503 twice is asked again and the order completes, paid once", async () => {
+    const order = await paid("7770000001");
+    expect(order.status).toBe("COMPLETED");
+    const payouts = (await stack.db("banking")).collection("payouts");
+    expect(await payouts.findOne({ _id: order.id } as never)).toMatchObject({ status: "COMPLETED" });
+  });
+
+  it("a rail that stays down: after the last retry the order is ERROR and a payout-failed exception opens", async () => {
+    const order = await paid("7760000001");
+    expect(order.status).toBe("ERROR");
+    const exception = await openException("payout-failed", order.id);
+    expect(exception.detail).toMatch(/Bank rail unavailable after 4 attempts/);
+  });
+});
+
+describe("the exceptions queue", () => {
+  it("resolves with a note once; a repeat is 204 and changes nothing; bad input is a 400", async () => {
+    const order = await offramp("8880000008");
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: order.address,
+      mint: BASE_USDC,
+      amount: "10",
+    });
+    const exception = await openException("payout-failed", order.id);
+    const resolve = (note: unknown) => console_("POST", `/exceptions/${exception.id}/resolve`, { note });
+    expect((await resolve("")).status).toBe(400);
+    expect((await console_("GET", "/exceptions?kind=nope")).status).toBe(400);
+    expect((await resolve("customer paid out by hand")).status).toBe(204);
+    expect((await resolve("again")).status).toBe(204);
+    expect(await exceptionById(exception.id)).toMatchObject({
+      status: "resolved",
+      note: "customer paid out by hand",
+    });
+    expect(
+      (await console_("POST", "/exceptions/0123456789abcdef01234567/resolve", { note: "x" })).status,
+    ).toBe(404);
+    const audit = await console_("GET", "/audit?action=consoleExceptionResolve&limit=10");
+    expect(audit.body.data.map((e: { target: string }) => e.target)).toEqual([
+      `exception:${exception.id}`,
+      `exception:${exception.id}`,
+    ]);
+  });
+});
+
+describe("stuck orders", () => {
+  it("an onramp waiting on a delivery past STUCK_AFTER_SECONDS opens `stuck`; it clears once the order moves on", async () => {
+    const created = await stack.client(biz.apiKey).post("/pub/v2/onramp", {
+      currency: "NGN",
+      chain: "ETHEREUM",
+      mint: ETH_USDC,
+      recipient: EVM_RECIPIENT,
+      amount: 4,
+    });
+    const id = created.body.id as string;
+    // The delivery cannot happen while chain-watcher is down: the order waits in PROCESSING.
+    await stack.stop("chain-watcher");
+    try {
+      await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id });
+      const exception = await openException("stuck", id);
+      expect(exception.detail).toMatch(/^ON_RAMP in PROCESSING for \d+ min, waiting on the token delivery$/);
+      await stack.start("chain-watcher");
+      expect(await finalStatus(id)).toBe("COMPLETED");
+      await closed(exception.id);
+      expect((await exceptionById(exception.id))?.note).toBe("the order moved on to COMPLETED");
+    } finally {
+      await stack.start("chain-watcher");
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { FiatDepositReceived } from "@ramp/contracts";
+import type { OrderDoc } from "../orders/order-doc.ts";
+import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
+import type { RaisedException } from "./exceptions-store.ts";
+
+/** The exceptions orders sees itself, each keyed so a redelivered cause raises the same one. */
+
+const WHY: Record<Exclude<FundsOutcome, "applied" | "refunded">, string> = {
+  surplus: "arrived after another fund had already moved its order or payment",
+  "wrong-token": "is another asset than its order's",
+  underfunded: "did not cover its payment, or was worth less than its order's fee",
+  late: "arrived after its order or payment had expired",
+  unmatched: "names no order or payment",
+};
+
+export function refundableFunds(
+  landed: LandedFunds,
+  outcome: Exclude<FundsOutcome, "applied">,
+  orderId: string | null,
+  businessId: string | null,
+): RaisedException {
+  const fiat = landed.chain ? null : FiatDepositReceived.safeParse(landed.detail);
+  const why = outcome === "refunded" ? "was refunded" : WHY[outcome];
+  return {
+    key: `refundable-funds:${landed.id}`,
+    kind: "refundable-funds",
+    businessId,
+    ...(orderId ? { orderId } : {}),
+    fundId: landed.id,
+    ...(landed.chain ? { chain: landed.chain.chain, token: landed.chain.mint } : {}),
+    ...(fiat?.success ? { currency: fiat.data.currency } : {}),
+    amount: landed.amount,
+    since: new Date(),
+    detail: `${outcome}: the fund ${why}`,
+  };
+}
+
+export function payoutFailed(order: OrderDoc): RaisedException {
+  const orderId = order._id.toHexString();
+  return {
+    key: `payout-failed:${orderId}`,
+    kind: "payout-failed",
+    businessId: order.businessId,
+    orderId,
+    chain: order.chain,
+    token: order.mint,
+    amount: order.amount,
+    currency: order.currency,
+    since: new Date(),
+    detail: `payout failed: ${order.errorReason ?? "rail refused"}; the order's tokens can be refunded`,
+  };
+}
