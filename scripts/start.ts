@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import {
   DATA_DIR,
+  ensureConsoleBuilt,
   hasKeptData,
   type Infra,
   peerKeysFromSeeds,
@@ -108,6 +109,8 @@ try {
     removeKeptData(dataDir, [SANDBOX_FILE]);
     data = "reset";
   }
+  // A fresh clone has no build of the web console yet; Vite's progress shows while it builds (once).
+  ensureConsoleBuilt();
   infraStarting = startInfra({ dataDir, detached: true, keep: true });
   const infra = await infraStarting;
   say(`infra (${infra.source}): ${infra.natsUrl} ${infra.mongoUrl}`);

@@ -2,7 +2,14 @@
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { ensureFerretDb, ensureNatsServer, ensurePostgres, TOOLS_DIR } from "@ramp/devinfra";
+import {
+  ensureChromium,
+  ensureConsoleBuilt,
+  ensureFerretDb,
+  ensureNatsServer,
+  ensurePostgres,
+  TOOLS_DIR,
+} from "@ramp/devinfra";
 
 // A CI log is not a terminal, yet CI=true makes vitest colour its report; log readers that look for
 // "Tests  504 passed" then find it split by escape codes. Plain text unless a person is watching.
@@ -32,12 +39,17 @@ function step(name: string, cmd: string, args: string[], after?: () => void) {
 ensureNatsServer(TOOLS_DIR);
 ensureFerretDb(TOOLS_DIR);
 ensurePostgres();
+// The console's browser tests (e2e/console-*.test.ts) drive Debian's chromium.
+ensureChromium();
 
 step("typecheck", "pnpm", ["exec", "turbo", "run", "typecheck", "--output-logs=errors-only"]);
 step("typecheck (root scripts)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json"]);
 step("lint", "pnpm", ["exec", "biome", "check", "--error-on-warnings", "."]);
 // Import cycles, cross-service imports and imports back up a service's floors (.dependency-cruiser.cjs).
 step("structure", "pnpm", ["run", "--silent", "check:structure"]);
+// The browser tests drive the gateway's /console/, served from this build of the current source.
+process.stderr.write("\n[test] web console build\n");
+ensureConsoleBuilt({ always: true });
 // Besides the usual report, a JUnit file that CI systems read, and one plain summary line (no colour
 // codes) that a log reader can find whatever the terminal made of vitest's own.
 const JUNIT = ".data/test-results/junit.xml";

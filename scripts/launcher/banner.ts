@@ -57,6 +57,7 @@ export function banner(opts: {
     "",
     `Ramp is running (${opts.seconds.toFixed(1)} s, ${opts.replicas} process(es) per service).`,
     `  API:            ${first}  (reference: ${first}/docs, OpenAPI: ${first}/openapi.json)`,
+    `  Console:        ${first}/console/${opts.console?.length ? "  (sign in with a Console line below)" : ""}`,
     ...more.map((url) => `  Gateway replica: ${url}`),
   ];
   lines.push(`  Data:           ${DATA_STATE[opts.data.state]}, in ${opts.data.dir}`);

@@ -57,3 +57,15 @@ export const COUNTRY_CURRENCY: Record<Country, Currency> = {
   TZ: "TZS",
   ZA: "ZAR",
 };
+
+// The console's people (DESIGN: operating it); here, with no heavier imports, so the web console can list them.
+/** Platform operators: `admin` manages operators, `operator` runs the platform, `viewer` only reads. */
+export const OperatorRole = z.enum(["admin", "operator", "viewer"]);
+export type OperatorRole = z.infer<typeof OperatorRole>;
+
+/** Members of one business: `owner` manages members and keys, `developer` works, `viewer` only reads. */
+export const MemberRole = z.enum(["owner", "developer", "viewer"]);
+export type MemberRole = z.infer<typeof MemberRole>;
+
+export const PersonKind = z.enum(["operator", "member"]);
+export type PersonKind = z.infer<typeof PersonKind>;

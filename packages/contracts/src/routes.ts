@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ConsoleAppRoutes } from "./console-app-routes.ts";
 import { ConsoleRoutes } from "./console-routes.ts";
 import {
   BusinessParams,
@@ -372,6 +373,7 @@ export const Routes = {
   },
 
   ...ConsoleRoutes,
+  ...ConsoleAppRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type RouteId = keyof typeof Routes;

@@ -6,3 +6,4 @@ export * from "./nats-cluster.ts";
 export * from "./postgres.ts";
 export * from "./processes.ts";
 export * from "./stale-runs.ts";
+export * from "./web-console.ts";

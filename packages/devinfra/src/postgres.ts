@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chownSync,
@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { aptInstall, canAptInstall } from "./debian-packages.ts";
 import { freePort, type LaunchOptions, launch, serverDir } from "./processes.ts";
 
 /** Where Debian's `postgresql` package puts each major version's server binaries. */
@@ -37,37 +38,25 @@ export function findPostgres(): string | undefined {
   return r.status === 0 && initdb ? initdb.slice(0, initdb.lastIndexOf("/")) : undefined;
 }
 
+/** Whether FerretDB can run on PostgreSQL here: it is installed, or `ensurePostgres` can install it. */
+export function postgresAvailable(): boolean {
+  return findPostgres() !== undefined || canAptInstall();
+}
+
 /**
  * The PostgreSQL binaries, installed with Debian's package manager when missing and this process may
  * (root with apt-get); otherwise an error that says what to install. Called before tests and at start-up
  * only when the PostgreSQL backend is chosen, never from inside a test.
  */
-/** Root on a machine with apt-get: `ensurePostgres` can install Debian's package. */
-function canInstallPostgres(): boolean {
-  return process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;
-}
-
-/** Whether FerretDB can run on PostgreSQL here: it is installed, or `ensurePostgres` can install it. */
-export function postgresAvailable(): boolean {
-  return findPostgres() !== undefined || canInstallPostgres();
-}
-
 export function ensurePostgres(): string {
   const found = findPostgres();
   if (found) return found;
-  if (!canInstallPostgres()) {
+  if (!canAptInstall()) {
     throw new Error(
       "PostgreSQL is not installed: install Debian's `postgresql` package (or put initdb and postgres on PATH), or use RAMP_LOCAL_DB=sqlite",
     );
   }
-  log("installing Debian's postgresql package (once only)");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const stdio = ["ignore", process.stderr, "inherit"] as const;
-  execFileSync("apt-get", ["update", "-q"], { env, stdio: [...stdio] });
-  execFileSync("apt-get", ["install", "-y", "-q", "--no-install-recommends", "postgresql"], {
-    env,
-    stdio: [...stdio],
-  });
+  aptInstall("postgresql");
   const installed = findPostgres();
   if (!installed)
     throw new Error("apt-get installed postgresql but no initdb was found under /usr/lib/postgresql");

@@ -48,7 +48,9 @@ import type {
   WebhookTestResultDto,
 } from "@ramp/contracts";
 import type { z } from "zod";
-import { type Query, queryString, readBody, toError } from "./transport.ts";
+import { type Query, queryString, readBody, toError } from "./http-body.ts";
+
+export { RampApiError } from "./errors.ts";
 
 type In<S> = S extends z.ZodType ? JsonBody<z.input<S>> : never;
 /** Query filters as their parsed types: `limit` is coerced from the query string on the server; a caller passes a number. */

@@ -1,13 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { RampApiError } from "./errors.ts";
-import {
-  parseRetryAfter,
-  RETRYABLE_STATUSES,
-  type RetryOptions,
-  resolveRetry,
-  retryDelayMs,
-} from "./retry.ts";
-import type { ErrorBody } from "./types.ts";
+import { type Query, queryString, readBody, toError } from "./http-body.ts";
+import { RETRYABLE_STATUSES, type RetryOptions, resolveRetry, retryDelayMs } from "./retry.ts";
 
 export interface RampClientOptions {
   apiKey: string;
@@ -31,8 +24,6 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export type Query = Record<string, string | number | boolean | undefined>;
-
 export interface ApiRequest {
   method: "GET" | "POST" | "PATCH";
   path: string;
@@ -43,47 +34,6 @@ export interface ApiRequest {
 }
 
 export type Send = <T>(req: ApiRequest, call?: CallOptions) => Promise<T>;
-
-export function queryString(query: Query | undefined): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
-  const s = params.toString();
-  return s ? `?${s}` : "";
-}
-
-function isErrorBody(value: unknown): value is ErrorBody {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Record<string, unknown>;
-  const message = v.message;
-  return (
-    typeof v.statusCode === "number" &&
-    typeof v.error === "string" &&
-    (typeof message === "string" ||
-      (Array.isArray(message) && message.every((m): m is string => typeof m === "string")))
-  );
-}
-
-export async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** A proxy or load balancer in front of the service may answer in its own shape; keep what it said. */
-export function toError(res: Response, body: unknown): RampApiError {
-  const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
-  if (isErrorBody(body)) return new RampApiError(res.status, body, retryAfter);
-  const text = typeof body === "string" && body ? body : res.statusText || `HTTP ${res.status}`;
-  return new RampApiError(
-    res.status,
-    { statusCode: res.status, message: text, error: res.statusText || "Error" },
-    retryAfter,
-  );
-}
 
 export function createTransport(opts: RampClientOptions): Send {
   const doFetch = opts.fetch ?? globalThis.fetch;

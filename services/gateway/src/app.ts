@@ -31,6 +31,7 @@ import { openRateLimitStore } from "./rate-limit-store.ts";
 import { dependencyStates } from "./readiness.ts";
 import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { consoleAppRoutes } from "./routes/console-app.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
 import { consoleChainOpsRoutes } from "./routes/console-chain-ops.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
@@ -156,5 +157,7 @@ export function createApp(deps: AppDeps) {
     trustProxy: deps.config.TRUST_PROXY,
     now: deps.now ?? Date.now,
   });
+  // Last: its page paths must never answer for a console API route.
+  consoleAppRoutes(register, deps.config.CONSOLE_DIR);
   return app;
 }

@@ -24,6 +24,8 @@ export const GatewayConfig = BaseConfig.extend({
   TRUST_PROXY: envBool(false),
   /** A console session unused this long ends (it ends 12 h after sign-in in any case). */
   CONSOLE_SESSION_IDLE_SECONDS: envInt(1800),
+  /** The web console's build (index.html and assets/); default: packages/console/dist of this checkout. */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** Encrypts the console's TOTP secrets at rest (AES-256-GCM): 32 bytes as 64 hex characters or base64. */
   CONSOLE_SECRET_KEY: envSecretKey,
 });

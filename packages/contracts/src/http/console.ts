@@ -1,17 +1,7 @@
 import { z } from "zod";
+import { MemberRole, OperatorRole, PersonKind } from "../enums.ts";
 import { boundedString, TEXT_MAX } from "../text.ts";
 import { ObjectIdString } from "./transactions.ts";
-
-/** Platform operators: `admin` manages operators, `operator` runs the platform, `viewer` only reads. */
-export const OperatorRole = z.enum(["admin", "operator", "viewer"]);
-export type OperatorRole = z.infer<typeof OperatorRole>;
-
-/** Members of one business: `owner` manages members and keys, `developer` works, `viewer` only reads. */
-export const MemberRole = z.enum(["owner", "developer", "viewer"]);
-export type MemberRole = z.infer<typeof MemberRole>;
-
-export const PersonKind = z.enum(["operator", "member"]);
-export type PersonKind = z.infer<typeof PersonKind>;
 
 export const PASSWORD_MIN_LENGTH = 12;
 /** Bounded so a sign-in cannot make the KDF hash megabytes. */

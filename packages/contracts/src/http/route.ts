@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { MemberRole, OperatorRole } from "./console.ts";
+import type { MemberRole, OperatorRole } from "../enums.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -32,6 +32,10 @@ export const RouteTags = {
   },
   Health: { description: "Liveness and readiness for orchestrators", errorBodies: false },
   Reference: { description: "This document and its interactive viewer", errorBodies: false },
+  WebConsole: {
+    description: "The web console's pages and built files, served under /console/",
+    errorBodies: false,
+  },
 } as const;
 export type RouteTag = keyof typeof RouteTags;
 

@@ -1,0 +1,296 @@
+// The web console in a real Chromium against a whole stack: sign-in, session expiry, keys, an
+// operator's business suspension, a viewer's read-only view, phone width and keyboard use.
+import { readFile } from "node:fs/promises";
+import { createConsoleClient } from "@ramp/sdk";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { seedConsolePeople } from "../scripts/launcher/console-people.ts";
+import {
+  type ConsoleBrowser,
+  type ConsolePage,
+  openConsoleBrowser,
+  overflowsSideways,
+  PHONE,
+  signIn,
+} from "./support/console-browser.ts";
+import { ADMIN_TOKEN, type Stack, startStack } from "./support/stack.ts";
+import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+
+let stack: Stack;
+let browser: ConsoleBrowser;
+let acme: { id: string; apiKey: string };
+let other: { id: string; apiKey: string };
+let owner: { email: string; password: string };
+let acmeOrder: { id: string; address: string };
+let otherOrder: { id: string; address: string };
+let admin: { email: string; password: string };
+const viewer = { email: "viewer@acme.test", password: "viewer-password-123" };
+const opened: ConsolePage[] = [];
+/** A call any working key may make (pricing answers it): 401 once revoked, 403 while suspended. */
+const RATE = "/pub/v2/rate?currency=NGN";
+
+beforeAll(async () => {
+  stack = await startStack({ serviceEnv: { "chain-watcher": sandboxChainEnv } });
+  acme = await stack.createBusiness("Acme Payments", 100);
+  other = await stack.createBusiness("Other Ltd", 50);
+  await stack.setRate("NGN", 1500, 1450);
+  const order = async (apiKey: string, path: string, body: Record<string, unknown>) => {
+    const res = await stack.client(apiKey).post(path, body);
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { id: string; address: string };
+  };
+  const onramp = { currency: "NGN", chain: "ETHEREUM", mint: ETH_USDC, recipient: EVM_RECIPIENT };
+  acmeOrder = await order(acme.apiKey, "/pub/v2/onramp", { ...onramp, amount: 5, userExternalId: "cust-7" });
+  otherOrder = await order(other.apiKey, "/pub/v2/offramp", {
+    accountNumber: "0123456789",
+    bankCode: "000013",
+    currency: "NGN",
+    chain: "BASE",
+    mint: BASE_USDC,
+    amount: 6,
+  });
+  const people = await seedConsolePeople(stack.url, ADMIN_TOKEN, acme.id);
+  admin = people.find((p) => p.role === "admin")!;
+  owner = people.find((p) => p.role === "owner")!;
+  const ops = createConsoleClient({ baseUrl: stack.url });
+  await ops.signIn({ email: admin.email, password: admin.password });
+  await ops.members.create({ ...viewer, role: "viewer", businessId: acme.id });
+  await ops.signOut();
+  browser = await openConsoleBrowser(stack.url);
+});
+
+afterEach(async () => {
+  for (const p of opened.splice(0)) {
+    // Every page of every test: no error thrown, no CSP violation, nothing fetched from elsewhere.
+    expect(p.problems).toEqual([]);
+    expect(p.foreign).toEqual([]);
+    await p.context.close();
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function open(viewport?: { width: number; height: number }) {
+  const p = await browser.open(viewport);
+  opened.push(p);
+  return p;
+}
+
+describe("the web console", () => {
+  it("is served with a strict Content-Security-Policy and the other security headers", async () => {
+    const res = await fetch(`${stack.url}/console/keys`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|style="/);
+    // A missing file is a 404, not the page; the console API's paths and files outside the build are never served as pages.
+    expect((await fetch(`${stack.url}/console/assets/missing.js`)).status).toBe(404);
+    const api = await fetch(`${stack.url}/console/v1/nothing-here`);
+    expect([api.status, api.headers.get("content-type")]).toEqual([404, expect.stringContaining("json")]);
+    expect((await fetch(`${stack.url}/console/..%2F..%2Fpackage.json`)).status).toBe(404);
+  });
+
+  it("an owner signs in, creates a key shown once, and revokes it: the key is refused at once", async () => {
+    const p = await open();
+    await p.goto("/console/");
+    await p.page.waitForURL(/\/console\/sign-in\?next=/);
+    await p.shot("console-sign-in-1280");
+    await signIn(p, owner.email, owner.password);
+    await p.page.waitForURL(/\/console\/overview$/);
+    await p.page.getByRole("link", { name: "API keys" }).click();
+
+    await p.page.getByLabel("Name").fill("Checkout server");
+    await p.page.getByRole("button", { name: "Create key" }).click();
+    const apiKey = (await p.page.getByTestId("new-api-key").textContent()) ?? "";
+    expect(apiKey.length).toBeGreaterThan(20);
+    expect(p.page.getByRole("button", { name: "Copy key" })).toBeTruthy();
+    expect((await stack.client(apiKey).get(RATE)).status).toBe(200);
+    const row = p.page.getByRole("row", { name: /Checkout server/ });
+    await row.getByText("Active").waitFor();
+    await p.shot("console-keys-1280");
+
+    await row.getByRole("button", { name: "Revoke" }).click();
+    const dialog = p.page.getByRole("dialog");
+    await dialog.getByText(apiKey.slice(0, 8)).waitFor();
+    await dialog.getByRole("button", { name: "Revoke" }).click();
+    await row.getByText(/^Revoked/).waitFor();
+    expect((await stack.client(apiKey).get(RATE)).status).toBe(401);
+  });
+
+  it("a session that ends sends the person to sign-in, then back to the page they wanted", async () => {
+    const p = await open();
+    await p.goto("/console/keys");
+    await signIn(p, owner.email, owner.password);
+    await p.page.waitForURL(/\/console\/keys$/);
+    // The server no longer knows the session: what an idle timeout or a sign-out elsewhere looks like.
+    await p.context.clearCookies();
+    await p.page.getByRole("link", { name: "Webhooks" }).click();
+    await p.page.getByText("Your session ended").waitFor();
+    expect(p.page.url()).toContain("next=%2Fwebhooks");
+    await signIn(p, owner.email, owner.password);
+    await p.page.waitForURL(/\/console\/webhooks$/);
+    await p.page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+
+    await p.page.getByRole("button", { name: "Sign out" }).click();
+    await p.page.getByRole("button", { name: "Sign in" }).waitFor();
+    await p.goto("/console/team");
+    await p.page.waitForURL(/\/console\/sign-in\?next=%2Fteam/);
+  });
+
+  it("a wrong password shows the API's message", async () => {
+    const p = await open();
+    await p.goto("/console/sign-in");
+    await p.page.getByLabel("Email").fill(owner.email);
+    await p.page.getByLabel("Password").fill("not-the-password-at-all");
+    await p.page.getByRole("button", { name: "Sign in" }).click();
+    await p.page.getByRole("alert").getByText("Invalid email or password").waitFor();
+  });
+
+  it("an operator suspends and restores a business, and reads both in the audit log", async () => {
+    const p = await open();
+    await p.goto("/console/");
+    await signIn(p, admin.email, admin.password);
+    await p.page.waitForURL(/\/console\/overview$/);
+    await p.page.getByRole("link", { name: "Businesses" }).click();
+    const row = p.page.getByRole("row", { name: /Other Ltd/ });
+    await row.getByRole("button", { name: "Suspend" }).click();
+    await p.page.getByRole("dialog").getByRole("button", { name: "Suspend" }).click();
+    await row.getByText("Suspended").waitFor();
+    expect((await stack.client(other.apiKey).get(RATE)).status).toBe(403);
+    await p.shot("console-businesses-1280");
+
+    await row.getByRole("button", { name: "Restore" }).click();
+    await p.page.getByRole("dialog").getByRole("button", { name: "Restore" }).click();
+    await row.getByText("Active").waitFor();
+    expect((await stack.client(other.apiKey).get(RATE)).status).toBe(200);
+
+    await p.page.getByRole("link", { name: "Audit log" }).click();
+    await p.page.getByLabel("Action (e.g. consoleKeyRevoke)").fill("consoleBusinessUpdate");
+    const entries = p.page.getByRole("row", { name: new RegExp(`consoleBusinessUpdate.*${other.id}`) });
+    await expect.poll(() => entries.count()).toBe(2);
+    await expect.poll(() => entries.first().textContent()).toContain('"suspended":false');
+    await p.shot("console-audit-1280");
+  });
+
+  it("a viewer sees no write buttons, and a write crafted in the page is refused", async () => {
+    const p = await open();
+    await p.goto("/console/keys");
+    await signIn(p, viewer.email, viewer.password);
+    await p.page.getByRole("heading", { name: "API keys" }).waitFor();
+    await p.page.getByRole("row", { name: /Checkout server/ }).waitFor();
+    expect(await p.page.getByRole("button", { name: /Create key|Revoke/ }).count()).toBe(0);
+    const status = await p.page.evaluate(async () => {
+      const g = globalThis as any;
+      const me = await (await g.fetch("/console/v1/me")).json();
+      const res = await g.fetch("/console/v1/keys", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": me.csrfToken },
+        body: JSON.stringify({ name: "sneaky" }),
+      });
+      return res.status;
+    });
+    expect(status).toBe(403);
+  });
+
+  it("at 390 px wide no page scrolls sideways", async () => {
+    const p = await open(PHONE);
+    await p.goto("/console/");
+    await signIn(p, owner.email, owner.password);
+    for (const page of [
+      "overview",
+      "transactions",
+      `transactions/${acmeOrder.id}`,
+      "keys",
+      "webhooks",
+      "team",
+      "audit",
+    ]) {
+      await p.goto(`/console/${page}`);
+      await p.page.locator("main h1").waitFor();
+      await p.page.waitForLoadState("networkidle");
+      expect(await overflowsSideways(p.page), page).toBe("");
+      if (page === "keys") await p.shot("console-keys-390");
+    }
+    const ops = await open(PHONE);
+    await ops.goto("/console/");
+    await signIn(ops, admin.email, admin.password);
+    for (const page of ["overview", "transactions", "businesses", "rates", "operators", "audit"]) {
+      await ops.goto(`/console/${page}`);
+      await ops.page.locator("main h1").waitFor();
+      await ops.page.waitForLoadState("networkidle");
+      expect(await overflowsSideways(ops.page), page).toBe("");
+      if (page === "businesses") await ops.shot("console-businesses-390");
+    }
+  });
+
+  it("an owner sees its orders and not another business's, opens one's timeline, and exports them", async () => {
+    const p = await open();
+    await p.goto("/console/transactions");
+    await signIn(p, owner.email, owner.password);
+    await p.page.waitForURL(/\/console\/transactions$/);
+    const link = p.page.getByRole("link", { name: acmeOrder.id });
+    await link.waitFor();
+    expect(await p.page.getByText(otherOrder.id).count()).toBe(0);
+    await p.shot("console-transactions-1280");
+    await link.click();
+    await p.page.waitForURL(new RegExp(`/console/transactions/${acmeOrder.id}$`));
+    await p.page.getByRole("heading", { name: "Timeline" }).waitFor();
+    await p.page.locator(".timeline li").getByText("status", { exact: true }).first().waitFor();
+    await p.page.getByText("cust-7").waitFor();
+    await p.shot("console-transaction-1280");
+
+    await p.page.getByRole("link", { name: "Back to transactions" }).click();
+    const saved = p.page.waitForEvent("download");
+    await p.page.getByRole("button", { name: "Export CSV" }).click();
+    const csv = await readFile((await (await saved).path()) ?? "", "utf8");
+    expect(csv).toContain(acmeOrder.id);
+    expect(csv).not.toContain(otherOrder.id);
+    await p.page.getByText("Saved transactions.csv").waitFor();
+
+    await p.page.getByRole("link", { name: "Overview" }).click();
+    await p.page.getByText("Orders per day by status").waitFor();
+    await p.shot("console-overview-1280");
+  });
+
+  it("an operator finds another business's order by its deposit address", async () => {
+    const p = await open();
+    await p.goto("/console/transactions");
+    await signIn(p, admin.email, admin.password);
+    await p.page.getByLabel(/^Search/).fill(otherOrder.address);
+    await p.page.getByRole("link", { name: otherOrder.id }).waitFor();
+    await expect.poll(() => p.page.locator("tbody tr").count()).toBe(1);
+  });
+
+  it("works from the keyboard, with a visible focus ring", async () => {
+    const p = await open();
+    await p.goto("/console/sign-in");
+    await p.page.getByLabel("Email").waitFor();
+    const focused = () =>
+      p.page.evaluate(() => {
+        const el = (globalThis as any).document.activeElement;
+        const style = (globalThis as any).getComputedStyle(el);
+        return { label: el.labels?.[0]?.textContent ?? el.textContent, outline: style.outlineStyle };
+      });
+    await p.page.keyboard.press("Tab");
+    expect(await focused()).toEqual({ label: "Email", outline: "solid" });
+    await p.page.keyboard.type(owner.email);
+    await p.page.keyboard.press("Tab");
+    expect((await focused()).label).toBe("Password");
+    await p.page.keyboard.type(owner.password);
+    await p.page.keyboard.press("Tab");
+    expect(await focused()).toEqual({ label: "Sign in", outline: "solid" });
+    await p.page.keyboard.press("Enter");
+    await p.page.waitForURL(/\/console\/overview$/);
+    // Every menu entry is a link reached with Tab.
+    await p.page.getByRole("link", { name: "Team" }).focus();
+    await p.page.keyboard.press("Enter");
+    await p.page.waitForURL(/\/console\/team$/);
+  });
+});
