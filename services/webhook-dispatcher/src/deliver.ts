@@ -20,6 +20,11 @@ export interface Job {
   postedAt: number | null;
   /** How long this step's POST took, once it has answered. */
   postMs: number | null;
+  /**
+   * Set when the endpoint was paused and resumed: statuses held back come back within the pause's
+   * recheck, so until then (plus the usual grace) a status waits for its predecessor as if new.
+   */
+  heldUntil?: number;
   log: Logger;
 }
 
@@ -89,7 +94,13 @@ function judge(x: DeliverDeps, job: Job, s: LaneState, now: number): Verdict {
     msg.nak(firstDelayMs - age);
     return { send: false, outcome: DONE };
   }
-  if (waitsForPredecessor(d.sequence, s.delivered, age)) {
+  const arrived = Math.max(msg.time.getTime(), job.heldUntil ?? 0);
+  if (waitsForPredecessor(d.sequence, s.delivered, now - arrived)) {
+    // Back from a paused endpoint: its predecessor may still be held back in the queue; look again then.
+    if (arrived > msg.time.getTime()) {
+      msg.nak(arrived + ORDER_GRACE_MS - now);
+      return { send: false, outcome: DONE };
+    }
     return { send: false, outcome: { done: false, retryAt: msg.time.getTime() + ORDER_GRACE_MS } };
   }
   return { send: true };
@@ -118,9 +129,13 @@ async function claimLane(x: DeliverDeps, job: Job): Promise<{ hold: LaneHold } |
 /** One step of one delivery: at most one signed POST, then the lane settled and the message answered. */
 export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
   const { d, msg, log } = job;
-  if (await x.health?.paused(d.url)) {
-    msg.nak(x.health?.recheckMs);
-    return DONE;
+  if (x.health) {
+    const { paused, resumedAt } = await x.health.state(d.url);
+    if (paused) {
+      msg.nak(x.health.recheckMs);
+      return DONE;
+    }
+    if (resumedAt !== null) job.heldUntil = resumedAt + x.health.recheckMs;
   }
   const claimed = await claimLane(x, job);
   if ("outcome" in claimed) return claimed.outcome;

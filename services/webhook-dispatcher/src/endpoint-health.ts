@@ -33,6 +33,8 @@ export interface EndpointHealthDoc {
   /** The first failure of the current run of failures; null while the last attempt succeeded. */
   failingSince: Date | null;
   paused: boolean;
+  /** When it was last resumed: deliveries held back then come back in order (deliver.ts). */
+  resumedAt?: Date | null;
   /** The exception the pause raised: one per run of failures. */
   exceptionKey: string | null;
   outbox: OutboxEntry[];
@@ -52,8 +54,8 @@ export const endpointKey = (url: string) => createHash("sha256").update(url).dig
 
 /** The dispatcher's hook into each delivery step (deliver.ts): before the attempt and after it. */
 export interface EndpointHealth {
-  /** Whether to hold the delivery back; how long it then waits before looking again. */
-  paused(url: string): Promise<boolean>;
+  /** Whether to hold the delivery back (for `recheckMs`), and when the URL was last resumed (ms). */
+  state(url: string): Promise<{ paused: boolean; resumedAt: number | null }>;
   readonly recheckMs: number;
   /** One attempt's outcome: a success ends a run of failures, a failure may pause the URL. */
   record(url: string, apiKeyId: string | null, delivered: boolean, trace: TraceContext): Promise<void>;
@@ -95,7 +97,15 @@ export function createEndpointHealth(deps: {
     const clear = signal({ action: "clear", key: current.exceptionKey, note: why }, trace);
     const doc = await col.findOneAndUpdate(
       { _id: current._id, paused: true },
-      { $set: { paused: false, failingSince: null, outbox: [clear], [OUTBOX_PENDING]: true } },
+      {
+        $set: {
+          paused: false,
+          failingSince: null,
+          resumedAt: new Date(now()),
+          outbox: [clear],
+          [OUTBOX_PENDING]: true,
+        },
+      },
       { returnDocument: "after" },
     );
     if (!doc) return;
@@ -133,8 +143,9 @@ export function createEndpointHealth(deps: {
     async init() {
       await col.createIndex({ exceptionKey: 1 }, { sparse: true });
     },
-    async paused(url) {
-      return (await cached.get(endpointKey(url)))?.paused === true;
+    async state(url) {
+      const doc = await cached.get(endpointKey(url));
+      return { paused: doc?.paused === true, resumedAt: doc?.resumedAt?.getTime() ?? null };
     },
     async record(url, apiKeyId, delivered, trace) {
       const id = endpointKey(url);
