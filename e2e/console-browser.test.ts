@@ -1,6 +1,8 @@
 // The web console in a real Chromium against a whole stack: sign-in, session expiry, keys, an
 // operator's business suspension, a viewer's read-only view, phone width and keyboard use.
 import { readFile } from "node:fs/promises";
+import { Rpc } from "@ramp/contracts";
+import { callRpc } from "@ramp/runtime";
 import { createConsoleClient } from "@ramp/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { seedConsolePeople } from "../scripts/launcher/console-people.ts";
@@ -221,13 +223,70 @@ describe("the web console", () => {
     const ops = await open(PHONE);
     await ops.goto("/console/");
     await signIn(ops, admin.email, admin.password);
-    for (const page of ["overview", "transactions", "businesses", "rates", "operators", "audit"]) {
+    for (const page of [
+      "overview",
+      "transactions",
+      "exceptions",
+      "businesses",
+      "rates",
+      "treasury",
+      "reconciliation",
+      "operators",
+      "audit",
+    ]) {
       await ops.goto(`/console/${page}`);
       await ops.page.locator("main h1").waitFor();
       await ops.page.waitForLoadState("networkidle");
       expect(await overflowsSideways(ops.page), page).toBe("");
       if (page === "businesses") await ops.shot("console-businesses-390");
     }
+  });
+
+  it("an operator refunds a surplus deposit from the exceptions queue, after a confirmation naming amount and address", async () => {
+    const res = await stack.client(other.apiKey).post("/pub/v2/offramp", {
+      accountNumber: "0123456789",
+      bankCode: "000013",
+      currency: "NGN",
+      chain: "BASE",
+      mint: BASE_USDC,
+      amount: 3,
+    });
+    const paid = res.body as { id: string; address: string };
+    // Paid twice: the second deposit is surplus, money an operator must give back.
+    const nc = await stack.connectAs("orders");
+    try {
+      for (let i = 0; i < 2; i++)
+        await callRpc(nc, Rpc.sandboxChainDeposit, {
+          chain: "BASE",
+          address: paid.address,
+          mint: BASE_USDC,
+          amount: "3",
+        });
+    } finally {
+      await nc.close();
+    }
+    const p = await open();
+    await p.goto("/console/exceptions");
+    await signIn(p, admin.email, admin.password);
+    const row = p.page.getByRole("row", { name: new RegExp(`refundable-funds.*${paid.id}`) });
+    const rowsNow = async () => {
+      await p.page.reload();
+      await p.page.locator("main h1").waitFor();
+      await p.page.waitForLoadState("networkidle");
+      return row.count();
+    };
+    await expect.poll(rowsNow, { timeout: 30_000 }).toBe(1);
+    await p.shot("console-exceptions-1280");
+    await row.getByRole("button", { name: "Refund" }).click();
+    const dialog = p.page.getByRole("dialog");
+    await dialog.getByLabel("Address on BASE").fill(EVM_RECIPIENT);
+    await expect
+      .poll(() => dialog.getByRole("status").textContent())
+      .toMatch(new RegExp(`Sends 3(\\.0+)? \\S+ on BASE to ${EVM_RECIPIENT}`, "i"));
+    await dialog.getByRole("button", { name: /^Send / }).click();
+    await p.page.getByText(/Refund of 3(\.0+)? .*: (pending|sent)/).waitFor();
+    // Sent once, its exception closes.
+    await expect.poll(rowsNow, { timeout: 30_000 }).toBe(0);
   });
 
   it("an owner sees its orders and not another business's, opens one's timeline, and exports them", async () => {

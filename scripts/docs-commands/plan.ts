@@ -90,6 +90,10 @@ const RULES: Rule[] = [
   },
   { match: /^npm test\b/, plan: skip("the whole suite (minutes); CI runs it as its own step, .ci/run") },
   {
+    match: /^npm run check(?::structure)?$/,
+    plan: skip("typecheck, lint and the import check: steps of npm test, which CI runs"),
+  },
+  {
     match: /^(?:[A-Z_]+=\S+ )*npm run bench/,
     plan: skip("a benchmark: minutes of load, its figures read by a person"),
   },

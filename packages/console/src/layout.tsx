@@ -19,8 +19,11 @@ export const NAV: NavItem[] = [
   { to: "/keys", label: "API keys", shows: member },
   { to: "/webhooks", label: "Webhooks", shows: member },
   { to: "/team", label: "Team", shows: isOwner },
+  { to: "/exceptions", label: "Exceptions", shows: isOperator },
   { to: "/businesses", label: "Businesses", shows: isOperator },
   { to: "/rates", label: "Rates", shows: isOperator },
+  { to: "/treasury", label: "Treasury", shows: isOperator },
+  { to: "/reconciliation", label: "Reconciliation", shows: isOperator },
   { to: "/operators", label: "Operators", shows: isOperator },
   { to: "/audit", label: "Audit log", shows: everyone },
 ];

@@ -6,15 +6,18 @@ import { sessionEnded, worthRetry } from "./api.ts";
 import { Home, Layout } from "./layout.tsx";
 import { AuditPage } from "./pages/audit.tsx";
 import { BusinessesPage } from "./pages/businesses.tsx";
+import { ExceptionsPage } from "./pages/exceptions.tsx";
 import { KeysPage } from "./pages/keys.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { OperatorsPage } from "./pages/operators.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { RatesPage } from "./pages/rates.tsx";
+import { ReconciliationPage } from "./pages/reconciliation.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { TeamPage } from "./pages/team.tsx";
 import { TransactionPage } from "./pages/transaction.tsx";
 import { TransactionsPage } from "./pages/transactions.tsx";
+import { TreasuryPage } from "./pages/treasury.tsx";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { reportSessionEnded, SessionProvider } from "./session.tsx";
 import "./styles.css";
@@ -47,6 +50,9 @@ createRoot(root).render(
               <Route path="/team" element={<TeamPage />} />
               <Route path="/businesses" element={<BusinessesPage />} />
               <Route path="/rates" element={<RatesPage />} />
+              <Route path="/exceptions" element={<ExceptionsPage />} />
+              <Route path="/treasury" element={<TreasuryPage />} />
+              <Route path="/reconciliation" element={<ReconciliationPage />} />
               <Route path="/operators" element={<OperatorsPage />} />
               <Route path="/audit" element={<AuditPage />} />
               <Route path="*" element={<NotFoundPage />} />

@@ -69,3 +69,12 @@ export type MemberRole = z.infer<typeof MemberRole>;
 
 export const PersonKind = z.enum(["operator", "member"]);
 export type PersonKind = z.infer<typeof PersonKind>;
+
+/** What an operator must look at (DESIGN: money operations). */
+export const EXCEPTION_KINDS = [
+  "refundable-funds",
+  "payout-failed",
+  "stuck",
+  "webhook-endpoint-failing",
+  "treasury-low",
+] as const;

@@ -314,6 +314,8 @@ const allowed: Record<string, string[]> = {
   consoleFundRefund: ["admin", "operator"],
   consoleTransactionRefund: ["admin", "operator"],
   consoleReconciliation: OPS,
+  consoleTreasury: OPS,
+  consoleChainReindex: ["admin", "operator"],
 };
 
 /** Everyone signs in again: the expiry tests above moved the clock past their first sessions. */

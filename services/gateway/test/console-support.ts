@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
+import { badRequest, ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createClaims,
@@ -92,6 +92,7 @@ export async function startConsoleGateway(opts: {
   const pricing = await nats.connectAs("pricing");
   const dispatcher = await nats.connectAs("webhook-dispatcher");
   const orders = await nats.connectAs("orders");
+  const chains = await nats.connectAs("chain-watcher");
   const profiles: unknown[] = [];
   /** The pricing stand-in's fees, as its profiles.get answers them. */
   const fees = new Map<string, number>();
@@ -122,6 +123,13 @@ export async function startConsoleGateway(opts: {
       days: [],
     })),
   );
+  // Chain-watcher's: no real chain is served here (e2e/chain-money-ops has anvil).
+  stoppers.push(
+    serveRpc(chains, Rpc.chainTreasury, "chain-watcher", log, async () => ({ data: [] })),
+    serveRpc(chains, Rpc.chainReindex, "chain-watcher", log, async () => {
+      throw badRequest("This chain is on the sandbox adapter: there is nothing to scan again");
+    }),
+  );
   if (!opts.realDispatcher) {
     stoppers.push(
       serveRpc(dispatcher, Rpc.webhookConfigGet, "webhook-dispatcher", log, async () => ({
@@ -149,7 +157,7 @@ export async function startConsoleGateway(opts: {
     }),
     async stop() {
       for (const s of stoppers) await s.stop();
-      await Promise.all([nc.close(), pricing.close(), dispatcher.close(), orders.close()]);
+      await Promise.all([nc.close(), pricing.close(), dispatcher.close(), orders.close(), chains.close()]);
       await client.close();
       await nats.stop();
     },

@@ -1,19 +1,11 @@
 import { z } from "zod";
 import { MAX_ADDRESS_LENGTH } from "../addresses.ts";
 import { DecimalString } from "../decimals.ts";
-import { Chain, Currency } from "../enums.ts";
+import { Chain, Currency, EXCEPTION_KINDS } from "../enums.ts";
 import { boundedString, TEXT_MAX } from "../text.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
 import { ObjectIdString } from "./transactions.ts";
 
-/** What an operator must look at (DESIGN: money operations). */
-export const EXCEPTION_KINDS = [
-  "refundable-funds",
-  "payout-failed",
-  "stuck",
-  "webhook-endpoint-failing",
-  "treasury-low",
-] as const;
 export const ExceptionKind = z.enum(EXCEPTION_KINDS);
 export type ExceptionKind = z.infer<typeof ExceptionKind>;
 
