@@ -4,14 +4,16 @@ import { ErrorBody } from "@ramp/contracts";
 import { freePort, REPO_ROOT } from "@ramp/devinfra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, type Stack, startStack } from "./support/stack.ts";
+import { sandboxChainEnv } from "./support/tokens.ts";
 
 let stack: Stack;
 let pricingHealthPort: number;
 beforeAll(async () => {
   pricingHealthPort = await freePort();
   stack = await startStack({
-    services: ["pricing", "banking", "webhook-dispatcher", "gateway"],
+    services: ["pricing", "banking", "chain-watcher", "webhook-dispatcher", "gateway"],
     serviceEnv: {
+      "chain-watcher": sandboxChainEnv,
       gateway: { RATE_LIMIT_PER_SECOND: "5", RATE_LIMIT_BURST: "5" },
       pricing: { HEALTH_PORT: String(pricingHealthPort) },
     },
@@ -93,6 +95,7 @@ describe("HTTP surface", () => {
         pricing: "ready",
         banking: "ready",
         orders: "no responders",
+        "chain-watcher": "ready",
         "webhook-dispatcher": "ready",
       },
     });
@@ -100,7 +103,13 @@ describe("HTTP surface", () => {
     try {
       expect((await stack.request("GET", "/readyz")).body).toEqual({
         status: "ready",
-        services: { pricing: "ready", banking: "ready", orders: "ready", "webhook-dispatcher": "ready" },
+        services: {
+          pricing: "ready",
+          banking: "ready",
+          orders: "ready",
+          "chain-watcher": "ready",
+          "webhook-dispatcher": "ready",
+        },
       });
     } finally {
       await stack.stop("orders");

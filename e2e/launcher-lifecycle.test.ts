@@ -112,7 +112,13 @@ describe("npm start across restarts and signals", () => {
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({
         status: "ready",
-        services: { pricing: "ready", banking: "ready", orders: "ready", "webhook-dispatcher": "ready" },
+        services: {
+          pricing: "ready",
+          banking: "ready",
+          orders: "ready",
+          "chain-watcher": "ready",
+          "webhook-dispatcher": "ready",
+        },
       });
     }
     // Even SIGKILL, which the main process cannot handle: the launcher it started sees it gone and stops all.
