@@ -28,6 +28,7 @@ describe("the gateway's readiness", () => {
       pricing: "no responders",
       banking: "no responders",
       orders: "no responders",
+      "chain-watcher": "no responders",
       "webhook-dispatcher": "no responders",
     });
     let handled = 0;
