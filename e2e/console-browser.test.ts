@@ -19,7 +19,7 @@ import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/t
 
 let stack: Stack;
 let browser: ConsoleBrowser;
-let acme: { id: string; apiKey: string };
+let acme: { id: string; apiKey: string; webhookSecret: string };
 let other: { id: string; apiKey: string };
 let owner: { email: string; password: string };
 let acmeOrder: { id: string; address: string };
@@ -124,6 +124,27 @@ describe("the web console", () => {
     await dialog.getByRole("button", { name: "Revoke" }).click();
     await row.getByText(/^Revoked/).waitFor();
     expect((await stack.client(apiKey).get(RATE)).status).toBe(401);
+  });
+
+  it("an owner rotates a key's webhook secret with an overlap, and finds the rotation in the audit log", async () => {
+    const p = await open();
+    await p.goto("/console/webhooks");
+    await signIn(p, owner.email, owner.password);
+    await p.page.getByRole("button", { name: "Rotate secret" }).first().click();
+    const dialog = p.page.getByRole("dialog");
+    await dialog.getByLabel("Overlap in hours (0 to 72)").fill("24");
+    await dialog.getByRole("button", { name: "Rotate" }).click();
+    const shown = p.page.getByRole("status").filter({ hasText: "both signatures until" });
+    await shown.waitFor();
+    const secret = (await shown.locator("code").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(secret).not.toBe(acme.webhookSecret);
+
+    await p.page.getByRole("link", { name: "Audit log" }).click();
+    await p.page.getByLabel("Action (e.g. consoleKeyRevoke)").fill("consoleKeySecretRotate");
+    const entries = p.page.getByRole("row", { name: /consoleKeySecretRotate/ });
+    await expect.poll(() => entries.count()).toBe(1);
+    await expect.poll(() => entries.first().textContent()).toContain('"overlapHours":24');
   });
 
   it("a session that ends sends the person to sign-in, then back to the page they wanted", async () => {
@@ -285,8 +306,11 @@ describe("the web console", () => {
       .toMatch(new RegExp(`Sends 3(\\.0+)? \\S+ on BASE to ${EVM_RECIPIENT}`, "i"));
     await dialog.getByRole("button", { name: /^Send / }).click();
     await p.page.getByText(/Refund of 3(\.0+)? .*: (pending|sent)/).waitFor();
-    // Sent once, its exception closes.
+    // Sent once, its exception closes; the refund is in the audit log.
     await expect.poll(rowsNow, { timeout: 30_000 }).toBe(0);
+    await p.page.getByRole("link", { name: "Audit log" }).click();
+    await p.page.getByLabel("Action (e.g. consoleKeyRevoke)").fill("consoleFundRefund");
+    await expect.poll(() => p.page.getByRole("row", { name: /consoleFundRefund/ }).count()).toBe(1);
   });
 
   it("an owner sees its orders and not another business's, opens one's timeline, and exports them", async () => {
