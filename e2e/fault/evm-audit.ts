@@ -1,3 +1,4 @@
+import { eventually } from "@ramp/devinfra/testing";
 import { parseUnits } from "ethers";
 import { EVM_TREASURY, type EvmChain } from "../support/evm-fixture.ts";
 import type { ProcessStack } from "../support/process-stack.ts";
@@ -28,8 +29,9 @@ const same = (a: string | null | undefined, b: string | null | undefined) =>
 /**
  * The orders of a fault run that touched the real chain, checked on the chain itself: each onramp's
  * recipient holds exactly the amount (sent once), by one successful treasury transaction, and the
- * treasury signed no other; each on-chain offramp's deposit address holds what the payer sent once,
- * which chain-watcher recorded once under that transaction's hash.
+ * treasury signed no other but the gas top-ups of consolidation; each on-chain offramp's deposit
+ * address received what the payer sent once, which chain-watcher recorded once under that
+ * transaction's hash, and either still holds it or swept it to the treasury in exactly one transaction.
  */
 export async function auditEvm(
   stack: ProcessStack,
@@ -42,7 +44,21 @@ export async function auditEvm(
   const onramps = facts.filter((f) => f.order.plan.onChain && f.order.plan.kind === "onramp");
   const offramps = facts.filter((f) => f.order.plan.onChain && f.order.plan.kind === "offramp");
   const amountOf = (f: OrderFacts) => parseUnits(String(f.order.plan.body.amount), 6);
+  // Settled offramps' deposit addresses are consolidated into the treasury; the audit waits until no
+  // sweep is left, so each address is either untouched or swept.
+  const pendingSweeps = () => cw.collection("sweeps").countDocuments();
+  const settled = await eventually(
+    async () => ((await pendingSweeps()) === 0 ? true : undefined),
+    60_000,
+  ).catch(() => false);
+  if (!settled)
+    problems.push({
+      kind: "stuck",
+      orderId: null,
+      what: `evm: ${await pendingSweeps()} sweeps never finished`,
+    });
   let sends = 0;
+  let swept = 0;
   for (const f of onramps) {
     const id = f.order.id;
     const add = (kind: Problem["kind"], what: string) =>
@@ -66,13 +82,6 @@ export async function auditEvm(
       else sends++;
     } else if (held !== 0n) add("wrong", `order ${f.status} but recipient holds ${held}`);
   }
-  const treasurySent = (await evm.sentCount(EVM_TREASURY)) - before.treasurySent;
-  if (treasurySent !== sends)
-    problems.push({
-      kind: treasurySent > sends ? "duplicated" : "lost",
-      orderId: null,
-      what: `evm: the treasury sent ${treasurySent} transactions for ${sends} completed on-chain onramps`,
-    });
 
   let paid = 0;
   for (const f of offramps) {
@@ -93,8 +102,21 @@ export async function auditEvm(
     if (!same(d.txId, f.order.paidTx))
       add("wrong", `deposit recorded as ${d.txId}, paid in ${f.order.paidTx}`);
     const held = await evm.balanceOf(d.address);
-    if (held !== amountOf(f)) add("wrong", `deposit address holds ${held}, paid ${amountOf(f)}`);
+    const sent = await evm.sentCount(d.address);
+    if (sent > 1) add("duplicated", `deposit address sent ${sent} transactions: one sweep at most`);
+    else if (sent === 1 && held !== 0n) add("wrong", `deposit address swept but still holds ${held}`);
+    else if (sent === 0 && held !== amountOf(f))
+      add("wrong", `deposit address holds ${held}, paid ${amountOf(f)}`);
+    if (sent === 1) swept++;
   }
+  // One gas top-up per swept deposit address (they hold no native coin of their own).
+  const treasurySent = (await evm.sentCount(EVM_TREASURY)) - before.treasurySent;
+  if (treasurySent !== sends + swept)
+    problems.push({
+      kind: treasurySent > sends + swept ? "duplicated" : "lost",
+      orderId: null,
+      what: `evm: the treasury sent ${treasurySent} transactions for ${sends} completed on-chain onramps and ${swept} gas top-ups`,
+    });
   const payerSent = (await evm.sentCount(evm.payerAddress)) - before.payerSent;
   if (payerSent !== paid)
     problems.push({
@@ -108,6 +130,7 @@ export async function auditEvm(
     summary:
       `evm (anvil): ${onramps.length} onramps sent on chain — ${completed(onramps)} as expected, ` +
       `treasury transactions ${treasurySent}; ${offramps.length} offramps paid on chain — ` +
-      `${completed(offramps)} as expected, payer transactions ${payerSent}; problems ${problems.length}`,
+      `${completed(offramps)} as expected, ${swept} swept to the treasury, payer transactions ${payerSent}; ` +
+      `problems ${problems.length}`,
   };
 }
