@@ -148,8 +148,14 @@ describe("refundable funds", () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    // Two transfers racing to the virtual account (once applied, banking closes it to later ones).
-    await Promise.all([1, 2].map(() => callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id })));
+    // Two transfers to the virtual account before orders hears of either: once one is applied banking
+    // closes the account to later ones, so with orders running the second could arrive too late.
+    await stack.stop("orders");
+    try {
+      await Promise.all([1, 2].map(() => callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id })));
+    } finally {
+      await stack.start("orders");
+    }
     expect(await finalStatus(id)).toBe("COMPLETED");
     const exception = await openException("refundable-funds", id);
     expect(exception).toMatchObject({ currency: "NGN", amount: "16500.00" });
