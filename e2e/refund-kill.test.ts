@@ -22,7 +22,9 @@ const REFUND_TO = "0x00000000000000000000000000000000000b0b00";
 
 beforeAll(async () => {
   evm = await startEvmChain();
-  const chainEnv = { ...evm.chainEnv(["BASE"]), POLL_INTERVAL_MS: "150" };
+  // No consolidation here: its gas top-ups would also leave the treasury, which this test counts for
+  // the refund alone (e2e/consolidation-kill.test.ts covers sweeps under kill -9).
+  const chainEnv = { ...evm.chainEnv(["BASE"]), POLL_INTERVAL_MS: "150", SWEEP_MIN_BASE: "1000000000" };
   stack = await startProcessStack(faultStackOptions({ serviceEnv: { "chain-watcher": chainEnv } }));
   const admin = apiClient(stack.gatewayUrl, { authorization: `Bearer ${ADMIN_TOKEN}` });
   expect((await admin.put("/admin/v1/rates/NGN", { onRamp: 1650, offRamp: 1600 })).status).toBe(200);
