@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Chain, Currency, OrderStatus } from "../enums.ts";
 import { boundedString, TEXT_MAX } from "../text.ts";
+import { DayString } from "./money-ops.ts";
 import { TransactionFilter, TransactionListQuery } from "./transaction-list.ts";
 import { ObjectIdString, TransactionDto } from "./transactions.ts";
 
@@ -47,11 +48,14 @@ export type ConsoleTransactionDto = z.infer<typeof ConsoleTransactionDto>;
 
 /** The longest span one overview reads. */
 export const OVERVIEW_MAX_DAYS = 92;
-const Day = boundedString(10).regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date, YYYY-MM-DD");
 
 /** Days in UTC, both inclusive; by default the last 30 days up to today. */
 export const OverviewQuery = z
-  .strictObject({ from: Day.optional(), to: Day.optional(), businessId: ObjectIdString.optional() })
+  .strictObject({
+    from: DayString.optional(),
+    to: DayString.optional(),
+    businessId: ObjectIdString.optional(),
+  })
   .refine((q) => !q.from || !q.to || q.from <= q.to, "from must not be after to");
 export type OverviewQuery = z.infer<typeof OverviewQuery>;
 
