@@ -65,13 +65,11 @@ export function consoleTransactionRoutes(register: Register, nc: NatsConnection,
   register(Routes.consoleTransactionGet, async (c, { params: { id } }) => {
     const { trace } = c.var;
     const businessId = scopeOf(c.var.person, undefined);
-    const order = await callRpc(nc, Rpc.transactionTimeline, { businessId, id }, trace);
-    const attempts = await callRpc(
-      nc,
-      Rpc.webhookDeliveryPage,
-      { subjectId: id, limit: TIMELINE_ATTEMPTS },
-      trace,
-    );
+    // Both at once; the attempts are dropped with the order when it is not this person's (404).
+    const [order, attempts] = await Promise.all([
+      callRpc(nc, Rpc.transactionTimeline, { businessId, id }, trace),
+      callRpc(nc, Rpc.webhookDeliveryPage, { subjectId: id, limit: TIMELINE_ATTEMPTS }, trace),
+    ]);
     return { ...order, timeline: sortTimeline([...order.timeline, ...attempts.data.map(webhookEntry)]) };
   });
 
