@@ -4,9 +4,10 @@ import type { AllocationStore, WatchDoc } from "../allocation/allocation-store.t
 import type { SweepStore } from "./sweep-store.ts";
 
 /**
- * Which settled orders make their deposit address due for consolidation: a COMPLETED offramp and a
- * SUCCESSFUL token payment. An ERROR offramp is not swept: its tokens are the payer's to be refunded
- * (spec §3), so they stay where they landed until an operator decides; PROCESSING ones are not settled.
+ * Which settled orders make their deposit address due for consolidation: an offramp that ended
+ * (COMPLETED, or ERROR) and a SUCCESSFUL token payment. An ERROR offramp's tokens are swept as well: its
+ * refund, like every refund, is paid from the treasury, so tokens left where they landed would never
+ * come back to it. PROCESSING ones are not settled.
  */
 export function createSettledHandlers(deps: {
   allocations: AllocationStore;
@@ -47,7 +48,7 @@ export function createSettledHandlers(deps: {
     },
     async onOrderStatus(ev: OrderStatusChanged): Promise<void> {
       const o = ev.order;
-      if (o.transactionType !== "OFF_RAMP" || o.status !== "COMPLETED") return;
+      if (o.transactionType !== "OFF_RAMP" || (o.status !== "COMPLETED" && o.status !== "ERROR")) return;
       await due(o.chain, o.address, o.mint, o.id);
     },
     async onPaymentSettled(ev: PaymentSettled): Promise<void> {
