@@ -5,8 +5,9 @@ import { eventually, type Stack, startStack } from "./support/stack.ts";
 
 /**
  * Issue 19's chain side end to end on anvil, through the console: a settled offramp's deposit address
- * is consolidated into the treasury; the treasury answers its balances; a deposit the watcher missed
- * is picked up by a reindex and completes its order once.
+ * is consolidated into the treasury; the treasury answers its balances, and a treasury-low exception
+ * opens while it is below its minimum and closes by itself once it is funded above it; a deposit the
+ * watcher missed is picked up by a reindex and completes its order once.
  */
 let evm: EvmChain;
 let stack: Stack;
@@ -18,7 +19,8 @@ beforeAll(async () => {
   const chainEnv = {
     ...evm.chainEnv(["BASE"]),
     POLL_INTERVAL_MS: "150",
-    TREASURY_MIN_BASE: "5000",
+    // Above what the treasury holds (1000 and what sweeps bring), below what a top-up of 100 makes it.
+    TREASURY_MIN_BASE: "1100",
     TREASURY_CHECK_INTERVAL_MS: "500",
   };
   stack = await startStack({ serviceEnv: { "chain-watcher": chainEnv } });
@@ -80,7 +82,7 @@ describe("treasury in the console", () => {
         address: treasury,
         native: { symbol: "ETH", balance: expect.stringMatching(/^\d/) },
         stablecoin: { symbol: "USDC", balance: expect.stringMatching(/^1\d{3}(\.\d+)?$/) },
-        minimum: "5000",
+        minimum: "1100",
         low: true,
       },
     ]);
@@ -100,6 +102,39 @@ describe("treasury in the console", () => {
     // Several readings later (every 500 ms here) it is still the one exception.
     await new Promise((r) => setTimeout(r, 2_000));
     expect((await open()).body.data).toHaveLength(1);
+  });
+
+  it("funded above TREASURY_MIN_BASE, the treasury-low exception is resolved by itself, and only it", async () => {
+    const [low] = (
+      await stack.request("GET", "/console/v1/exceptions?kind=treasury-low&status=open", {
+        headers: operator,
+      })
+    ).body.data as { id: string }[];
+    expect(low).toBeDefined();
+    await evm.pay(treasury, "100");
+    const resolved = await eventually(async () => {
+      const res = await stack.request("GET", "/console/v1/exceptions?kind=treasury-low&status=resolved", {
+        headers: operator,
+      });
+      return res.body.data?.length ? res.body.data : undefined;
+    }, 30_000);
+    expect(resolved).toEqual([
+      expect.objectContaining({
+        id: low!.id,
+        kind: "treasury-low",
+        chain: "BASE",
+        status: "resolved",
+        note: expect.stringMatching(/^treasury back at 11\d{2}(\.\d+)?, above its minimum 1100$/),
+      }),
+    ]);
+    const now = await stack.request("GET", "/console/v1/treasury", { headers: operator });
+    expect(now.body.data[0]).toMatchObject({ minimum: "1100", low: false });
+    // Readings above the minimum go on: no new exception opens.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const open = await stack.request("GET", "/console/v1/exceptions?kind=treasury-low&status=open", {
+      headers: operator,
+    });
+    expect(open.body.data).toEqual([]);
   });
 });
 

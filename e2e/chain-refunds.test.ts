@@ -173,7 +173,9 @@ describe.each(["SOLANA", "TON"] as const)("consolidation then refund on %s", (na
 
     const to = await c.destination(`error-${name}`);
     const clicks = await Promise.all(
-      Array.from({ length: 6 }, () => console_("POST", `/transactions/${order.id}/refund`, { toAddress: to })),
+      Array.from({ length: 6 }, () =>
+        console_("POST", `/transactions/${order.id}/refund`, { toAddress: to }),
+      ),
     );
     expect(clicks.map((r) => r.status)).toEqual(Array(6).fill(202));
     expect(await settledBalance(c, to, 10_000_000n)).toBe(10_000_000n);
