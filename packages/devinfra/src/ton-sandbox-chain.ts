@@ -57,6 +57,10 @@ export async function startTonSandboxChain(treasury: Address) {
       if (!tx) throw new Error("the payment never reached its owner");
       return { lt: tx.lt, hash: tx.hash().toString("hex") };
     },
+    /** The faucet sends `nano` Toncoin to `owner`, non-bounceable (an undeployed wallet keeps it). */
+    async payToncoin(owner: Address, nano: bigint): Promise<void> {
+      rpc.record(await faucet.send({ to: owner, value: nano, bounce: false }));
+    },
     /** Toncoin `owner` holds, in nanoton. */
     toncoinOf: (owner: Address) => rpc.getBalance(owner),
     /** Base units of the jetton `owner` holds (0 before its jetton wallet exists). */

@@ -1,7 +1,7 @@
 import { Events, Rpc } from "@ramp/contracts";
 import { startTonSandboxChain, TON_DECIMALS, type TonSandboxChain } from "@ramp/devinfra/ton-chain";
 import { callRpc, type Stoppable } from "@ramp/runtime";
-import { Address } from "@ton/core";
+import { Address, toNano } from "@ton/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveTonTreasuryWallet } from "../src/chains/ton/derive.ts";
 import { DEV_MNEMONIC } from "../src/index.ts";
@@ -92,6 +92,31 @@ describe("consolidation on @ton/sandbox", () => {
   });
 });
 
+describe("consolidation of Toncoin on @ton/sandbox", () => {
+  it("a deposit wallet paid in Toncoin sends all of it to the treasury, with no top-up, and is not held", async () => {
+    const address = await offrampAddress("ton-cons-toncoin");
+    await ton.payToncoin(address, toNano("3"));
+    const before = await ton.toncoinOf(treasury);
+    const seqno = await treasurySeqno();
+    const sweeps = (await h.db()).collection<{ status: string; mint: string }>("sweeps");
+    await settleOfframp(h, {
+      id: "ton-cons-toncoin",
+      chain: "TON",
+      address: address.toRawString(),
+      mint: "TON",
+    });
+    await eventually(async () => ((await ton.toncoinOf(address)) === 0n ? true : undefined), 40_000);
+    // Everything but the deposit wallet's own fees (its deployment and the transfer) reached the treasury.
+    const gained = (await ton.toncoinOf(treasury)) - before;
+    expect(gained).toBeGreaterThan(toNano("2.9"));
+    expect(gained).toBeLessThanOrEqual(toNano("3"));
+    // The treasury sent nothing for it; the deposit wallet one message, which deployed it.
+    expect(await treasurySeqno()).toBe(seqno);
+    expect(await depositSeqno(address)).toBe(1);
+    await eventually(async () => ((await sweeps.countDocuments({ mint: "TON" })) === 0 ? true : undefined));
+  });
+});
+
 describe("treasury on @ton/sandbox", () => {
   it("shows TON and the jetton, low against TREASURY_MIN_TON", async () => {
     const { data } = await callRpc(h.gateway, Rpc.chainTreasury, {});
@@ -99,7 +124,8 @@ describe("treasury on @ton/sandbox", () => {
       {
         chain: "TON",
         address: treasury.toRawString(),
-        native: { symbol: "TON", balance: expect.stringMatching(/^9\./) },
+        // 10 to start, less two gas top-ups, plus about 3 consolidated from a Toncoin deposit.
+        native: { symbol: "TON", balance: expect.stringMatching(/^12\./) },
         stablecoin: { symbol: "USDT", balance: "1065" },
         minimum: "2000",
         low: true,

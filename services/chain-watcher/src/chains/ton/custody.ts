@@ -59,16 +59,26 @@ export function createTonCustody(deps: TonCustodyDeps): Custody {
       if (mint === TONCOIN_MINT) return nano(await rpc.getBalance(Address.parse(owner)));
       return formatUnits(await jettonsOf(Address.parse(owner), mint), await deps.tokenDecimals(mint));
     },
-    async sweepGasShortfall(owner) {
+    async sweepGasShortfall(owner, mint) {
+      // Toncoin pays its own way out: the wallet's fees come from the balance it sends.
+      if (mint === TONCOIN_MINT) return "0";
       const needed = deps.gasNano + SWEEP_FEE_RESERVE_NANO;
       const has = await rpc.getBalance(Address.parse(owner));
       return has >= needed ? "0" : nano(needed - has);
     },
     prepareNative: (req) => deps.payFromTreasury({ ...req, mint: TONCOIN_MINT }),
     async prepareSweep(req) {
-      if (req.mint === TONCOIN_MINT) throw new TransferRejected("Toncoin deposits are not consolidated");
       const from = deps.depositWallet(req.index);
       const owner = from.wallet.address;
+      if (req.mint === TONCOIN_MINT) {
+        // All of it, not `amount`: what the wallet keeps back would only pay storage until it is gone.
+        const signed = buildTonTransfer(from, await deps.seqnoOf(owner), deps.validUntil(), {
+          kind: "toncoin-all",
+          recipient: treasury.wallet.address,
+        });
+        deps.remember(signed);
+        return signed;
+      }
       const raw = parseUnits(req.amount, await deps.tokenDecimals(req.mint));
       const jettonWallet = await deps.jettonWalletFor(req.mint, owner);
       if ((await jettonBalance(rpc, jettonWallet)) < raw)

@@ -20,6 +20,8 @@ export interface TonSender {
 
 export type TonPayment =
   | { kind: "toncoin"; recipient: Address; nano: bigint }
+  /** Everything the wallet holds, its fees taken out of it: a deposit wallet's Toncoin consolidated. */
+  | { kind: "toncoin-all"; recipient: Address }
   | {
       kind: "jetton";
       /** The treasury's own jetton wallet, which the transfer request goes to. */
@@ -59,8 +61,8 @@ export function buildTonTransfer(
   pay: TonPayment,
 ): PreparedTon {
   const message =
-    pay.kind === "toncoin"
-      ? internal({ to: pay.recipient, value: pay.nano, bounce: false })
+    pay.kind === "toncoin" || pay.kind === "toncoin-all"
+      ? internal({ to: pay.recipient, value: pay.kind === "toncoin" ? pay.nano : 0n, bounce: false })
       : internal({
           to: pay.jettonWallet,
           value: pay.gasNano,
@@ -79,7 +81,9 @@ export function buildTonTransfer(
     secretKey: sender.keyPair.secretKey,
     messages: [message],
     // IGNORE_ERRORS keeps the seqno bump even if the send fails, so the message cannot be replayed.
-    sendMode: SendMode.PAY_GAS_SEPARATELY | SendMode.IGNORE_ERRORS,
+    sendMode:
+      (pay.kind === "toncoin-all" ? SendMode.CARRY_ALL_REMAINING_BALANCE : SendMode.PAY_GAS_SEPARATELY) |
+      SendMode.IGNORE_ERRORS,
     timeout: validUntil,
   });
   const ext = external({
