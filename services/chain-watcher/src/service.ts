@@ -1,5 +1,5 @@
-import { type Chain, Consumers, LeaseBuckets, Rpc } from "@ramp/contracts";
-import { bootService, consume, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
+import { type Chain, Consumers, Events, LeaseBuckets, Rpc } from "@ramp/contracts";
+import { bootService, consume, publish, runWithLease, type Stoppable, serveRpc } from "@ramp/runtime";
 import { createAllocationStore } from "./allocation/allocation-store.ts";
 import { createAllocator } from "./allocation/allocator.ts";
 import { resolveChainSettings } from "./chain-settings.ts";
@@ -136,6 +136,9 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
       custody: (chain) => registry.get(chain).adapter?.custody,
       sweepMin: (chain) => config[`SWEEP_MIN_${chain}`],
       maxAttempts: config.TRANSFER_MAX_ATTEMPTS,
+      raise: async (signal) => {
+        await publish(js, Events.chainExceptions, signal, `${signal.key}:${signal.action}`);
+      },
       log,
     });
     parts.push(
@@ -155,6 +158,11 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
         ...Consumers.chainWatcherSettledPayments,
         log,
         handler: (ev) => settled.onPaymentSettled(ev),
+      }),
+      await consume(nc, {
+        ...Consumers.chainWatcherExceptionResolved,
+        log,
+        handler: (ev) => consolidator.resolved(ev),
       }),
     );
     const treasury = createTreasuryReader({ registry, minimum: (chain) => config[`TREASURY_MIN_${chain}`] });

@@ -50,6 +50,7 @@ export const Consumers = {
   ordersWebhookExceptions: consumer(Events.webhookExceptions, "orders-webhook-exceptions"),
   ordersChainExceptions: consumer(Events.chainExceptions, "orders-chain-exceptions"),
   webhookExceptionResolved: consumer(Events.exceptionResolved, "webhook-dispatcher-exception-resolved"),
+  chainWatcherExceptionResolved: consumer(Events.exceptionResolved, "chain-watcher-exception-resolved"),
 } as const;
 
 /** What one service does on NATS. The server's permissions for the service are derived from this alone. */
@@ -230,6 +231,7 @@ export const MESSAGING: Readonly<Record<ServiceName, ServiceMessaging>> = {
       Consumers.chainWatcherTransfers,
       Consumers.chainWatcherSettledOrders,
       Consumers.chainWatcherSettledPayments,
+      Consumers.chainWatcherExceptionResolved,
     ],
     buckets: [LeaseBuckets.chainWatcher.bucket, HoldBuckets.chainWatcher.bucket],
     follows: [],

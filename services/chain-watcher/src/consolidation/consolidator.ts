@@ -1,4 +1,4 @@
-import type { Chain } from "@ramp/contracts";
+import type { Chain, ExceptionResolved, ExceptionSignal } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { Custody } from "../chains/adapter.ts";
@@ -20,8 +20,16 @@ export interface ConsolidatorDeps {
   sweepMin: (chain: Chain) => string;
   /** TRANSFER_MAX_ATTEMPTS: transient failures of one step before it is failed for good. */
   maxAttempts: number;
+  /** Raises an exception in the operators' queue (published on chain-watcher's exceptions subject). */
+  raise: (signal: ExceptionSignal) => Promise<void>;
   log: Logger;
 }
+
+const HELD_KEY = "sweep-held:";
+/** The `stuck` exception of a sweep held in `cycle`: a later hold (a new cycle) is another exception. */
+export const heldSweepKey = (cycle: string) => `${HELD_KEY}${cycle}`;
+/** The cycle a resolved exception's key names, when it is a held sweep's. */
+const heldSweepCycle = (key: string) => (key.startsWith(HELD_KEY) ? key.slice(HELD_KEY.length) : undefined);
 
 /** The request id of one step of one round: stable across restarts, never reused by another round. */
 export const sweepRequestId = (doc: SweepDoc, step: "gas" | "tokens") =>
@@ -38,9 +46,24 @@ export function createConsolidator(deps: ConsolidatorDeps) {
 
   async function nextRound(doc: SweepDoc, reason: string) {
     const held = doc.round + 1 >= MAX_SWEEP_ROUNDS;
-    // Where a `stuck` exception for the operator would be raised (the exceptions queue is orders').
     log.warn({ chain: doc.chain, address: doc.address, round: doc.round, reason, held }, "sweep step failed");
-    await sweeps.advance(doc, held ? { status: "held", reason } : { status: "due", round: doc.round + 1 });
+    if (!held) {
+      await sweeps.advance(doc, { status: "due", round: doc.round + 1 });
+      return;
+    }
+    // Raised before it is held: a crash in between repeats this round's ending, and the same key again.
+    await deps.raise({
+      action: "raise",
+      key: heldSweepKey(doc.cycle),
+      kind: "stuck",
+      businessId: null,
+      chain: doc.chain,
+      token: doc.mint,
+      ...(doc.amount ? { amount: doc.amount } : {}),
+      since: new Date().toISOString(),
+      detail: `consolidation of ${doc.address} held after ${MAX_SWEEP_ROUNDS} failed rounds (${reason}); resolve to try again`,
+    });
+    await sweeps.advance(doc, { status: "held", reason });
   }
 
   /** Runs one step's transfer (a no-op once it exists) and answers where it stands. */
@@ -124,6 +147,17 @@ export function createConsolidator(deps: ConsolidatorDeps) {
     }
   }
 
-  return { tick, advance };
+  /**
+   * An operator resolved a held sweep's exception (having dealt with its cause: a treasury out of gas,
+   * say): it starts again in a new cycle, from a fresh balance reading. A repeat finds nothing held.
+   */
+  async function resolved(ev: ExceptionResolved): Promise<void> {
+    const cycle = heldSweepCycle(ev.key);
+    if (ev.kind !== "stuck" || !cycle) return;
+    if (await sweeps.release(cycle))
+      log.info({ key: ev.key, note: ev.note }, "held sweep released by an operator");
+  }
+
+  return { tick, advance, resolved };
 }
 export type Consolidator = ReturnType<typeof createConsolidator>;

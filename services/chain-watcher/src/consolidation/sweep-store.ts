@@ -5,7 +5,7 @@ import type { Db } from "mongodb";
 
 /**
  * due → gas (top-up sent or not needed) → tokens → removed. `held`: given up after repeated failed
- * rounds, kept for the operator. Only addresses with work left are in the collection, so the
+ * rounds, kept for the operator, whose resolving its `stuck` exception makes it due again. Only addresses with work left are in the collection, so the
  * consolidator reads a handful of documents, never the history of every deposit address.
  */
 export type SweepStatus = "due" | "gas" | "tokens" | "held";
@@ -47,7 +47,21 @@ export interface SweepStore {
   failedAttempt(doc: SweepDoc, reason: string): Promise<void>;
   /** The round is done: removed, or due again for one more round if more arrived meanwhile. */
   finish(doc: SweepDoc): Promise<void>;
+  /** The sweep held in `cycle` starts again in a new cycle; false when no sweep is held in it (any more). */
+  release(cycle: string): Promise<boolean>;
 }
+
+/** A new cycle: new request ids, and its own rounds. */
+const newCycle = (): Partial<SweepDoc> => ({
+  status: "due",
+  cycle: randomUUID(),
+  round: 0,
+  again: false,
+  amount: null,
+  gas: null,
+  attempts: 0,
+  updatedAt: new Date(),
+});
 
 export function createSweepStore(db: Db): SweepStore {
   const sweeps = db.collection<SweepDoc>("sweeps");
@@ -105,18 +119,13 @@ export function createSweepStore(db: Db): SweepStore {
     async finish(doc) {
       const gone = await sweeps.deleteOne({ ...current(doc), again: { $ne: true } });
       if (gone.deletedCount === 1) return;
-      await sweeps.updateOne(current(doc), {
-        // A new cycle: new request ids, and its own rounds.
-        $set: {
-          status: "due",
-          cycle: randomUUID(),
-          round: 0,
-          again: false,
-          amount: null,
-          gas: null,
-          attempts: 0,
-        },
-      });
+      await sweeps.updateOne(current(doc), { $set: newCycle() });
+    },
+    async release(cycle) {
+      const held = await sweeps.findOne({ cycle, status: "held" });
+      if (!held) return false;
+      const res = await sweeps.updateOne(current(held), { $set: { ...newCycle(), reason: null } });
+      return res.modifiedCount === 1;
     },
   };
 }

@@ -47,8 +47,16 @@ export type RaisedException = Omit<
   "_id" | "status" | "resolvedAt" | "note" | "resolvedBy" | "outbox"
 >;
 
-/** Kinds another service raised: resolving one tells that service, which undoes what it paused. */
-const RAISED_ELSEWHERE: ReadonlySet<ExceptionKind> = new Set(["webhook-endpoint-failing", "treasury-low"]);
+/**
+ * Kinds another service raises: resolving one tells that service, which undoes what it paused. `stuck`
+ * is raised here for orders and by chain-watcher for a held consolidation, which resolving releases;
+ * each service acts only on the keys it raised.
+ */
+const RAISED_ELSEWHERE: ReadonlySet<ExceptionKind> = new Set([
+  "webhook-endpoint-failing",
+  "treasury-low",
+  "stuck",
+]);
 
 export interface ExceptionQueueFilter {
   kind?: ExceptionKind | undefined;

@@ -1,0 +1,97 @@
+import { Events, type ExceptionSignal } from "@ramp/contracts";
+import { type SolanaLiteSvmChain, startSolanaLiteSvmChain } from "@ramp/devinfra/litesvm-chain";
+import { ensureStreams, publish } from "@ramp/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deriveSolanaTreasuryKeypair } from "../src/chains/solana/derive.ts";
+import { DEV_MNEMONIC } from "../src/index.ts";
+import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
+import { startRpcProxy } from "./support/rpc-proxy.ts";
+import { settleOfframp } from "./support/settled.ts";
+
+/**
+ * A sweep that keeps failing is held and raises a `stuck` exception; an operator resolving it (orders
+ * then publishes the resolution) releases it, and it runs again from a fresh reading, once. LiteSVM sits
+ * behind a proxy that refuses `getLatestBlockhash`, which only signing a transaction asks for.
+ */
+const treasury = deriveSolanaTreasuryKeypair(DEV_MNEMONIC).publicKey;
+
+let solana: SolanaLiteSvmChain;
+let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
+let h: Harness;
+
+beforeAll(async () => {
+  solana = await startSolanaLiteSvmChain();
+  solana.node.airdrop(treasury, 5_000_000_000n);
+  proxy = await startRpcProxy(solana.url);
+  h = await startHarness({
+    RPC_URL_SOLANA: proxy.url,
+    STABLECOIN_SOLANA: solana.mint,
+    POLL_INTERVAL_MS: "150",
+    // A failure to prepare ends the step at once, so three rounds pass quickly.
+    TRANSFER_MAX_ATTEMPTS: "1",
+  });
+  await h.startWatcher();
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await proxy?.close();
+  await solana?.close();
+});
+
+describe("a held sweep", () => {
+  it("raises `stuck` once held; resolving it sweeps the address once, and a repeat changes nothing", async () => {
+    const address = await h.offrampAddress("SOLANA", "held-1", solana.mint);
+    solana.pay(address, 5_000_000n);
+    const raised = await collect(h.observer, Events.chainExceptions);
+    const sweeps = (await h.db()).collection<{ status: string; cycle: string; reason: string | null }>(
+      "sweeps",
+    );
+    try {
+      proxy.refused.add("getLatestBlockhash");
+      await settleOfframp(h, { id: "held-1", chain: "SOLANA", address, mint: solana.mint });
+      const held = await eventually(
+        async () => (await sweeps.findOne({ status: "held" })) ?? undefined,
+        30_000,
+      );
+      expect(held.reason).toMatch(/could not be prepared/);
+      const signal = await eventually(
+        () => raised.received.find((r) => r.payload.action === "raise")?.payload,
+      );
+      expect(signal).toMatchObject({
+        action: "raise",
+        kind: "stuck",
+        key: `sweep-held:${held.cycle}`,
+        businessId: null,
+        chain: "SOLANA",
+        token: solana.mint,
+        amount: "5",
+      } satisfies Partial<ExceptionSignal>);
+      // Held means left alone: nothing is tried while the operator has not answered.
+      await sleep(1_000);
+      expect(await sweeps.findOne({ status: "held" })).toMatchObject({ cycle: held.cycle });
+      expect(await solana.balanceOf(address)).toBe(5_000_000n);
+
+      proxy.refused.delete("getLatestBlockhash");
+      const before = await solana.balanceOf(treasury.toBase58());
+      const { js } = await ensureStreams(h.nc);
+      const key = `sweep-held:${held.cycle}`;
+      // Another service's exception resolved: not chain-watcher's to act on.
+      await publish(js, Events.exceptionResolved, { key: "stuck:abc", kind: "stuck", note: "x" }, "r0");
+      // The operator's resolution, and a redelivery of it under another message id.
+      for (const id of ["r1", "r2"])
+        await publish(js, Events.exceptionResolved, { key, kind: "stuck", note: "RPC node fixed" }, id);
+      await eventually(async () => ((await solana.balanceOf(address)) === 0n ? true : undefined), 30_000);
+      await eventually(async () => ((await sweeps.countDocuments()) === 0 ? true : undefined));
+      await sleep(1_000);
+      expect(await solana.balanceOf(treasury.toBase58())).toBe(before + 5_000_000n);
+      // One new cycle, one sweep: its tokens step is the only one that ever signed.
+      const transfers = (await h.db()).collection<{ _id: string; status: string }>("transfers");
+      const signed = await transfers.find({ _id: /^sweep:SOLANA:/, status: { $ne: "failed" } }).toArray();
+      expect(signed.map((t) => t.status)).toEqual(["confirmed"]);
+    } finally {
+      proxy.refused.clear();
+      await raised.close();
+    }
+  });
+});
