@@ -2,8 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Chain } from "@ramp/contracts";
 import type { Claims } from "@ramp/runtime";
 
-/** A crashed holder's lease runs out after this; a live one renews it every third of it. */
-const LEASE_MS = 30_000;
+/**
+ * A crashed holder's lease runs out after this (sends on its chain, and a step it left unsigned, wait
+ * that long); a live one renews it every third of it. As long as runtime's exclusive document holds.
+ */
+const LEASE_MS = 15_000;
 const RETRY_MS = 100;
 
 /**

@@ -22,9 +22,6 @@ const pick = ({
   ...(step ? { step } : {}),
 });
 
-/** A "preparing" claim older than this belongs to a run that died before signing. */
-const STALE_CLAIM_MS = 60_000;
-
 export interface TransferExecutorDeps {
   store: TransferStore;
   senders: Senders;
@@ -96,13 +93,16 @@ export function createTransferExecutor(deps: TransferExecutorDeps) {
           doc = await store.get(cmd.requestId);
         }
       }
+      // A claim still "preparing" was left by a run that no longer holds the send lock (it died, or its
+      // prepare failed, before signing): nobody else signs on this chain while we hold it, so it is ours
+      // to take over now, not after a wait. Should a holder that lost its lease unawares sign as well,
+      // only one signed transaction is ever stored (markPrepared leaves "preparing" once) and sent.
+      if (doc?.status === "preparing" && !(await store.reclaim(cmd.requestId)))
+        doc = await store.get(cmd.requestId);
       if (doc && doc.status !== "preparing") {
         // Redelivery or a second command with the same requestId: nothing more to do here.
         if (doc.outbox.length > 0) await store.flush(doc._id);
         return;
-      }
-      if (doc && !(await store.reclaim(cmd.requestId, new Date(Date.now() - STALE_CLAIM_MS)))) {
-        throw new Error(`transfer ${cmd.requestId} is being prepared by another run`);
       }
       // Earlier transactions must be in the node's pool first, or the pending nonce would repeat.
       for (const pending of await store.broadcasting(cmd.chain))

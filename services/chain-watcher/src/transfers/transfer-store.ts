@@ -58,8 +58,8 @@ export interface TransferStore {
   get(requestId: string): Promise<TransferDoc | null>;
   /** Claims the request; a duplicate-key error means it was claimed before. */
   claim(cmd: OutboundTransfer, trace?: TraceContext): Promise<void>;
-  /** Takes over a "preparing" claim left by a crashed run; false when someone holds it right now. */
-  reclaim(requestId: string, staleBefore: Date): Promise<boolean>;
+  /** Takes over a "preparing" claim left by a run that died or failed before signing; false once it left "preparing". */
+  reclaim(requestId: string): Promise<boolean>;
   /** preparing → broadcasting with the signed bytes, stored before they are ever sent. */
   markPrepared(requestId: string, prepared: PreparedTransfer): Promise<void>;
   markSent(requestId: string): Promise<void>;
@@ -112,9 +112,9 @@ export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims,
         outbox: [],
       });
     },
-    async reclaim(requestId, staleBefore) {
+    async reclaim(requestId) {
       const res = await transfers.updateOne(
-        { _id: requestId, status: "preparing", claimedAt: { $lt: staleBefore } },
+        { _id: requestId, status: "preparing" },
         { $set: { claimedAt: new Date() } },
       );
       return res.modifiedCount === 1;
@@ -124,7 +124,7 @@ export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims,
         id: requestId,
         from: "preparing",
         to: "broadcasting",
-        // Exclusive already (send lock + stale reclaim); a re-prepare after a crash before this point must win.
+        // Exclusive already (send lock); a re-prepare after a crash before this point must win.
         cause: "prepared",
         set: () => ({ signature: prepared.signature, raw: prepared.raw, updatedAt: new Date() }),
       });

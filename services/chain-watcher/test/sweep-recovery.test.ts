@@ -1,6 +1,6 @@
 import { Events, type ExceptionSignal } from "@ramp/contracts";
 import { type SolanaLiteSvmChain, startSolanaLiteSvmChain } from "@ramp/devinfra/litesvm-chain";
-import { ensureStreams, publish } from "@ramp/runtime";
+import { ensureStreams, publish, type Stoppable } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveSolanaTreasuryKeypair } from "../src/chains/solana/derive.ts";
 import { DEV_MNEMONIC } from "../src/index.ts";
@@ -9,15 +9,17 @@ import { startRpcProxy } from "./support/rpc-proxy.ts";
 import { settleOfframp } from "./support/settled.ts";
 
 /**
- * A sweep that keeps failing is held and raises a `stuck` exception; an operator resolving it (orders
- * then publishes the resolution) releases it, and it runs again from a fresh reading, once. LiteSVM sits
- * behind a proxy that refuses `getLatestBlockhash`, which only signing a transaction asks for.
+ * How consolidation recovers, on LiteSVM behind a proxy that refuses `getLatestBlockhash` when told
+ * (only signing a transaction asks for it). A step left unsigned is taken over at once. A sweep that
+ * keeps failing is held and raises a `stuck` exception; an operator resolving it (orders then publishes
+ * the resolution) releases it, and it runs again from a fresh reading, once.
  */
 const treasury = deriveSolanaTreasuryKeypair(DEV_MNEMONIC).publicKey;
 
 let solana: SolanaLiteSvmChain;
 let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
 let h: Harness;
+let watcher: Stoppable;
 
 beforeAll(async () => {
   solana = await startSolanaLiteSvmChain();
@@ -30,13 +32,51 @@ beforeAll(async () => {
     // A failure to prepare ends the step at once, so three rounds pass quickly.
     TRANSFER_MAX_ATTEMPTS: "1",
   });
-  await h.startWatcher();
+  watcher = await h.startWatcher();
 }, 120_000);
 
 afterAll(async () => {
   await h?.close();
   await proxy?.close();
   await solana?.close();
+});
+
+const transfers = async () =>
+  (await h.db()).collection<{ _id: string; status: string; recipient: string }>("transfers");
+
+describe("a step left unsigned", () => {
+  it("is taken over and signed once the node answers again, without waiting out its claim", async () => {
+    // Transient failures are retried here, so the failed signing leaves its claim "preparing".
+    await watcher.stop();
+    watcher = await h.startWatcher({ TRANSFER_MAX_ATTEMPTS: "20" });
+    try {
+      const address = await h.offrampAddress("SOLANA", "takeover-1", solana.mint);
+      solana.pay(address, 4_000_000n);
+      const before = await solana.balanceOf(treasury.toBase58());
+      proxy.refused.add("getLatestBlockhash");
+      await settleOfframp(h, { id: "takeover-1", chain: "SOLANA", address, mint: solana.mint });
+      const col = await transfers();
+      const claimed = await eventually(
+        async () =>
+          (await col.findOne({ _id: /^sweep:SOLANA:.*:tokens$/, status: "preparing" })) ?? undefined,
+        20_000,
+      );
+      await sleep(500); // a few more ticks fail against the same claim
+      proxy.refused.delete("getLatestBlockhash");
+      // The claim is minutes from stale by any clock: it is taken over because no run signs it now.
+      await eventually(async () => ((await solana.balanceOf(address)) === 0n ? true : undefined), 10_000);
+      await eventually(async () =>
+        (await col.findOne({ _id: claimed._id }))?.status === "confirmed" ? true : undefined,
+      );
+      await sleep(1_000);
+      expect(await solana.balanceOf(treasury.toBase58())).toBe(before + 4_000_000n);
+      expect(await col.countDocuments({ _id: /^sweep:SOLANA:/ })).toBe(1);
+    } finally {
+      proxy.refused.clear();
+      await watcher.stop();
+      watcher = await h.startWatcher();
+    }
+  });
 });
 
 describe("a held sweep", () => {
@@ -74,6 +114,10 @@ describe("a held sweep", () => {
 
       proxy.refused.delete("getLatestBlockhash");
       const before = await solana.balanceOf(treasury.toBase58());
+      const confirmed = await (await transfers()).countDocuments({
+        _id: /^sweep:SOLANA:/,
+        status: "confirmed",
+      });
       const { js } = await ensureStreams(h.nc);
       const key = `sweep-held:${held.cycle}`;
       // Another service's exception resolved: not chain-watcher's to act on.
@@ -86,9 +130,11 @@ describe("a held sweep", () => {
       await sleep(1_000);
       expect(await solana.balanceOf(treasury.toBase58())).toBe(before + 5_000_000n);
       // One new cycle, one sweep: its tokens step is the only one that ever signed.
-      const transfers = (await h.db()).collection<{ _id: string; status: string }>("transfers");
-      const signed = await transfers.find({ _id: /^sweep:SOLANA:/, status: { $ne: "failed" } }).toArray();
-      expect(signed.map((t) => t.status)).toEqual(["confirmed"]);
+      const col = await transfers();
+      expect(await col.countDocuments({ _id: /^sweep:SOLANA:/, status: "confirmed" })).toBe(confirmed + 1);
+      expect(
+        await col.countDocuments({ _id: /^sweep:SOLANA:/, status: { $nin: ["confirmed", "failed"] } }),
+      ).toBe(0);
     } finally {
       proxy.refused.clear();
       await raised.close();
