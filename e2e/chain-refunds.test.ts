@@ -1,6 +1,7 @@
 import { DEV_MNEMONIC, deriveSolanaTreasuryKeypair, deriveTonTreasuryWallet } from "@ramp/chain-watcher";
 import type { Chain, ExceptionDto, RefundDto } from "@ramp/contracts";
 import { type SolanaLiteSvmChain, startSolanaLiteSvmChain } from "@ramp/devinfra/litesvm-chain";
+import { startRpcProxy } from "@ramp/devinfra/rpc-proxy";
 import { sleep } from "@ramp/devinfra/testing";
 import { startTonSandboxChain, TON_DECIMALS, type TonSandboxChain } from "@ramp/devinfra/ton-chain";
 import { Keypair } from "@solana/web3.js";
@@ -14,7 +15,8 @@ import { eventually, type Stack, startStack } from "./support/stack.ts";
  * JSON-RPC and @ton/sandbox behind toncenter, both on 127.0.0.1. An offramp's deposit is swept into the
  * treasury; then a surplus deposit (swept as well) and an ERROR offramp's tokens are refunded by an
  * operator clicking many times at once: the treasury pays each refund once, the exact amount, to the
- * address given.
+ * address given. A sweep that keeps failing (Solana's RPC, behind a proxy, refusing what signing asks
+ * for) is held with a `stuck` exception, and resolving that exception in the console sweeps it.
  */
 const solanaTreasury = deriveSolanaTreasuryKeypair(DEV_MNEMONIC).publicKey.toBase58();
 const tonTreasury = deriveTonTreasuryWallet(DEV_MNEMONIC).wallet.address;
@@ -31,6 +33,7 @@ interface ChainUnderTest {
 }
 
 let solana: SolanaLiteSvmChain;
+let solanaRpc: Awaited<ReturnType<typeof startRpcProxy>>;
 let ton: TonSandboxChain;
 let stack: Stack;
 let biz: { apiKey: string };
@@ -58,16 +61,19 @@ beforeAll(async () => {
   solana = await startSolanaLiteSvmChain();
   // The Solana treasury pays every fee (sweeps, refunds) and holds no token until sweeps bring some.
   solana.node.airdrop(deriveSolanaTreasuryKeypair(DEV_MNEMONIC).publicKey, 5_000_000_000n);
+  solanaRpc = await startRpcProxy(solana.url);
   ton = await startTonSandboxChain(tonTreasury);
   stack = await startStack({
     serviceEnv: {
       "chain-watcher": {
-        RPC_URL_SOLANA: solana.url,
+        RPC_URL_SOLANA: solanaRpc.url,
         STABLECOIN_SOLANA: solana.mint,
         RPC_URL_TON: ton.url,
         STABLECOIN_TON: ton.minter.toString({ bounceable: true }),
         STABLECOIN_DECIMALS_TON: String(TON_DECIMALS),
         POLL_INTERVAL_MS: "150",
+        // A step that cannot be prepared fails after 3 tries, so a sweep is held within seconds.
+        TRANSFER_MAX_ATTEMPTS: "3",
       },
     },
   });
@@ -78,6 +84,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
+  await solanaRpc?.close();
   await solana?.close();
   await ton?.close();
 });
@@ -182,5 +189,44 @@ describe.each(["SOLANA", "TON"] as const)("consolidation then refund on %s", (na
     expect(await c.balanceOf(c.treasury)).toBe(treasuryBefore);
     await resolved(exception.id);
     expect((await stack.client(biz.apiKey).get(`/pub/v2/transaction/${order.id}`)).body.status).toBe("ERROR");
+  });
+});
+
+describe("a held sweep, released from the exceptions queue", () => {
+  it("opens `stuck`; resolving it sweeps the address once, audited; a second resolve changes nothing", async () => {
+    const c = chains.SOLANA();
+    const order = await offramp(c, "0123456789");
+    const treasuryBefore = await c.balanceOf(c.treasury);
+    // What this sweep's signing asks the node for fails, as if the node were down (nothing else signs).
+    solanaRpc.refused.add("getLatestBlockhash");
+    let exception: ExceptionDto;
+    try {
+      await c.pay(order.address, 10_000_000n);
+      await status(order.id, "COMPLETED");
+      exception = await eventually(async () => {
+        const res = await console_("GET", "/exceptions?kind=stuck&status=open&limit=100");
+        return (res.body.data as ExceptionDto[]).find((e) => e.detail.includes(order.address));
+      }, 60_000);
+    } finally {
+      solanaRpc.refused.delete("getLatestBlockhash");
+    }
+    expect(exception).toMatchObject({ kind: "stuck", chain: "SOLANA", amount: "10", businessId: null });
+    expect(exception.detail).toMatch(/held after 3 failed rounds/);
+    await sleep(1_000);
+    expect(await c.balanceOf(order.address)).toBe(10_000_000n);
+
+    const resolve = () => console_("POST", `/exceptions/${exception.id}/resolve`, { note: "RPC node back" });
+    expect((await Promise.all([resolve(), resolve()])).map((r) => r.status)).toEqual([204, 204]);
+    await settledBalance(c, order.address, 0n);
+    expect(await c.balanceOf(c.treasury)).toBe(treasuryBefore + 10_000_000n);
+    expect((await resolve()).status).toBe(204);
+    await sleep(1_000);
+    expect(await c.balanceOf(c.treasury)).toBe(treasuryBefore + 10_000_000n);
+    const sweeps = (await stack.db("chain-watcher")).collection("sweeps");
+    expect(await sweeps.countDocuments()).toBe(0);
+    const audit = await console_("GET", "/audit?action=consoleExceptionResolve&limit=10");
+    expect(audit.body.data.map((e: { target: string }) => e.target)).toEqual(
+      Array(3).fill(`exception:${exception.id}`),
+    );
   });
 });

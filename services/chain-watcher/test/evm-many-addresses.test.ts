@@ -1,11 +1,11 @@
 import { type Anvil, deployTestUsdc, startAnvil, TEST_USDC_ABI } from "@ramp/devinfra/anvil";
+import { startRpcProxy } from "@ramp/devinfra/rpc-proxy";
 import { Contract, getAddress, hexlify, NonceManager, randomBytes } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WatchedAddress } from "../src/chains/adapter.ts";
 import { createEvmAdapter, type EvmAdapter } from "../src/chains/evm/adapter.ts";
 import { MAX_TO_TOPICS } from "../src/chains/evm/log-scan.ts";
 import { DEV_MNEMONIC, EvmKeyring } from "../src/index.ts";
-import { startRpcProxy } from "./support/rpc-proxy.ts";
 
 const WATCHED = 2_000;
 const CONFIRMATIONS = 2;

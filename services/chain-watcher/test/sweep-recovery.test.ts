@@ -1,11 +1,11 @@
 import { Events, type ExceptionSignal } from "@ramp/contracts";
 import { type SolanaLiteSvmChain, startSolanaLiteSvmChain } from "@ramp/devinfra/litesvm-chain";
+import { startRpcProxy } from "@ramp/devinfra/rpc-proxy";
 import { ensureStreams, publish, type Stoppable } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveSolanaTreasuryKeypair } from "../src/chains/solana/derive.ts";
 import { DEV_MNEMONIC } from "../src/index.ts";
 import { collect, eventually, type Harness, sleep, startHarness } from "./support/harness.ts";
-import { startRpcProxy } from "./support/rpc-proxy.ts";
 import { settleOfframp } from "./support/settled.ts";
 
 /**
