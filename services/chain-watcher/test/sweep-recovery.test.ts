@@ -141,3 +141,57 @@ describe("a held sweep", () => {
     }
   });
 });
+
+describe("a sweep held before its exception existed", () => {
+  it("is raised when the service starts, and resolving it releases it", async () => {
+    const address = await h.offrampAddress("SOLANA", "old-held", solana.mint);
+    solana.pay(address, 2_000_000n);
+    const db = await h.db();
+    const allocation = await db
+      .collection<{ _id: string; index: number }>("allocations")
+      .findOne({ _id: "offramp:old-held" });
+    await watcher.stop();
+    // What an older version left: held after three rounds, with no exception raised.
+    const since = new Date(Date.now() - 3_600_000);
+    await db.collection("sweeps").insertOne({
+      _id: `SOLANA:${address}:${solana.mint}`,
+      chain: "SOLANA",
+      address,
+      index: allocation!.index,
+      mint: solana.mint,
+      status: "held",
+      cycle: "older-cycle",
+      round: 2,
+      amount: "2",
+      gas: "0",
+      attempts: 0,
+      reason: "transfer failed",
+      dueAt: since,
+      updatedAt: since,
+    } as never);
+    const raised = await collect(h.observer, Events.chainExceptions);
+    try {
+      watcher = await h.startWatcher();
+      const signal = await eventually(
+        () =>
+          raised.received.find(
+            (r) => r.payload.action === "raise" && r.payload.key === "sweep-held:older-cycle",
+          )?.payload,
+      );
+      expect(signal).toMatchObject({ kind: "stuck", amount: "2", since: since.toISOString() });
+      const { js } = await ensureStreams(h.nc);
+      await publish(
+        js,
+        Events.exceptionResolved,
+        { key: "sweep-held:older-cycle", kind: "stuck", note: "go" },
+        "r-old",
+      );
+      await eventually(async () => ((await solana.balanceOf(address)) === 0n ? true : undefined), 30_000);
+      await eventually(async () =>
+        (await db.collection("sweeps").countDocuments()) === 0 ? true : undefined,
+      );
+    } finally {
+      await raised.close();
+    }
+  });
+});

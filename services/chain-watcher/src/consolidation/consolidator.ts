@@ -44,6 +44,20 @@ export const sweepRequestId = (doc: SweepDoc, step: "gas" | "tokens") =>
 export function createConsolidator(deps: ConsolidatorDeps) {
   const { sweeps, transfers, executor, log } = deps;
 
+  /** The held sweep's `stuck` exception; raising it again is the same exception. */
+  const raiseHeld = (doc: SweepDoc, reason: string, since: Date) =>
+    deps.raise({
+      action: "raise",
+      key: heldSweepKey(doc.cycle),
+      kind: "stuck",
+      businessId: null,
+      chain: doc.chain,
+      token: doc.mint,
+      ...(doc.amount ? { amount: doc.amount } : {}),
+      since: since.toISOString(),
+      detail: `consolidation of ${doc.address} held after ${MAX_SWEEP_ROUNDS} failed rounds (${reason}); resolve to try again`,
+    });
+
   async function nextRound(doc: SweepDoc, reason: string) {
     const held = doc.round + 1 >= MAX_SWEEP_ROUNDS;
     log.warn({ chain: doc.chain, address: doc.address, round: doc.round, reason, held }, "sweep step failed");
@@ -52,25 +66,15 @@ export function createConsolidator(deps: ConsolidatorDeps) {
       return;
     }
     // Raised before it is held: a crash in between repeats this round's ending, and the same key again.
-    await deps.raise({
-      action: "raise",
-      key: heldSweepKey(doc.cycle),
-      kind: "stuck",
-      businessId: null,
-      chain: doc.chain,
-      token: doc.mint,
-      ...(doc.amount ? { amount: doc.amount } : {}),
-      since: new Date().toISOString(),
-      detail: `consolidation of ${doc.address} held after ${MAX_SWEEP_ROUNDS} failed rounds (${reason}); resolve to try again`,
-    });
+    await raiseHeld(doc, reason, new Date());
     await sweeps.advance(doc, { status: "held", reason });
   }
 
   /** Runs one step's transfer (a no-op once it exists) and answers where it stands. */
   async function step(doc: SweepDoc, kind: "gas" | "tokens", custody: Custody) {
     const requestId = sweepRequestId(doc, kind);
-    // Not claimed yet, or claimed by a run that died before signing (the executor takes such a claim
-    // over once it is stale): executed; anything further along is the tracker's to follow.
+    // Not claimed yet, or claimed by a run that died or failed before signing (the executor takes such
+    // a claim over): executed; anything further along is the tracker's to follow.
     const existing = await transfers.get(requestId);
     if (!existing || existing.status === "preparing") {
       const cmd =
@@ -139,7 +143,14 @@ export function createConsolidator(deps: ConsolidatorDeps) {
     );
   }
 
+  let announced = false;
   async function tick(): Promise<void> {
+    if (!announced) {
+      // Once per run: sweeps held before their exception existed (an older version), or whose raise a
+      // crash cut off, are in the queue too.
+      for (const doc of await sweeps.held()) await raiseHeld(doc, doc.reason ?? "unknown", doc.updatedAt);
+      announced = true;
+    }
     for (const doc of await sweeps.pending(BATCH)) {
       await advance(doc).catch((err) =>
         log.warn({ err, chain: doc.chain, address: doc.address }, "consolidation step failed; will retry"),

@@ -41,6 +41,8 @@ export interface SweepStore {
   /** The address becomes due, unless it already is (a repeat of the same event changes nothing). */
   markDue(target: SweepTarget, key: string): Promise<void>;
   pending(limit: number): Promise<SweepDoc[]>;
+  /** Sweeps held for an operator: few, each one an open exception. */
+  held(): Promise<SweepDoc[]>;
   /** Moves a sweep on from `from` (in its current round); false when someone else already did. */
   advance(doc: SweepDoc, set: Partial<SweepDoc>): Promise<boolean>;
   /** Counts a transient failure of the current step. */
@@ -104,6 +106,7 @@ export function createSweepStore(db: Db): SweepStore {
         .sort({ dueAt: 1 })
         .limit(limit)
         .toArray(),
+    held: () => sweeps.find({ status: "held" }).toArray(),
     async advance(doc, set) {
       const res = await sweeps.updateOne(current(doc), {
         $set: { attempts: 0, reason: null, ...set, updatedAt: new Date() },
