@@ -523,3 +523,49 @@ describe("the web console", () => {
     await p.page.waitForURL(/\/console\/treasury$/);
   });
 });
+
+describe("the web console outside the sandbox", () => {
+  let prod: Stack;
+  let prodBrowser: ConsoleBrowser;
+  const boss = { email: "boss@ops.test", password: "a long boss password" };
+  beforeAll(async () => {
+    // A gateway alone is enough: people, sessions and TOTP are its own.
+    prod = await startStack({
+      services: ["gateway"],
+      serviceEnv: { gateway: { RAMP_SANDBOX: "false", CONSOLE_SECRET_KEY: "5e".repeat(32) } },
+    });
+    expect((await prod.admin("POST", "/operators", { ...boss, role: "admin" })).status).toBe(201);
+    prodBrowser = await openConsoleBrowser(prod.url);
+  });
+  afterAll(async () => {
+    await prodBrowser?.close();
+    await prod?.close();
+  });
+
+  it("an operator without TOTP is led to the Security page, the only one it can use, until it enrols", async () => {
+    const p = await prodBrowser.open();
+    try {
+      await p.goto("/console/");
+      await signIn(p, boss.email, boss.password);
+      await p.page.waitForURL(/\/console\/security$/);
+      await p.page.getByText(/enrol one here before anything else/).waitFor();
+      const menu = p.page.getByRole("navigation", { name: "Console" }).getByRole("link");
+      expect(await menu.allTextContents()).toEqual(["Security"]);
+      // Any other page brings it back here rather than showing errors.
+      await p.goto("/console/operators");
+      await p.page.waitForURL(/\/console\/security$/);
+
+      await p.page.getByRole("button", { name: "Start enrolment" }).click();
+      const secret = (await p.page.getByTestId("totp-secret").textContent()) ?? "";
+      await p.page.getByLabel("Code from your authenticator (6 digits)").fill(totpCode(secret, Date.now()));
+      await p.page.getByRole("button", { name: "Confirm" }).click();
+      await p.page.getByText(/^On: signing in asks for a 6-digit code/).waitFor();
+      await p.page.getByRole("link", { name: "Operators" }).click();
+      await p.page.getByRole("row", { name: new RegExp(boss.email) }).waitFor();
+      expect(p.problems).toEqual([]);
+      expect(p.foreign).toEqual([]);
+    } finally {
+      await p.context.close();
+    }
+  });
+});
