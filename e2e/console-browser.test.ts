@@ -524,6 +524,54 @@ describe("the web console", () => {
   });
 });
 
+describe("the console API's bank account and payment lists", () => {
+  it("page a business's own, newest first, without repeats; registering again lists one account", async () => {
+    const key = stack.client(other.apiKey);
+    const made: { payments: string[]; accounts: string[] } = { payments: [], accounts: [] };
+    for (let i = 1; i <= 3; i++) {
+      const paid = await key.post("/pub/v2/payment", { chain: "BASE", mint: BASE_USDC, amount: 10 + i });
+      expect(paid.status).toBe(201);
+      made.payments.push(paid.body.id);
+      const account = { bankCode: "000013", accountNumber: `01000000${i}0` };
+      const added = await key.post("/pub/v2/bank-account", account);
+      expect(added.status).toBe(201);
+      made.accounts.push(added.body.id);
+    }
+    // Idempotent per bank and number: the same account again is the same record.
+    expect(
+      (await key.post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0100000010" })).body.id,
+    ).toBe(made.accounts[0]);
+    const ops = createConsoleClient({ baseUrl: stack.url });
+    await ops.signIn({ email: admin.email, password: admin.password });
+    type Lister = (q: { businessId: string; limit: number; cursor?: string }) => Promise<{
+      data: { id: string }[];
+      nextCursor: string;
+    }>;
+    const all = async (list: Lister) => {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await list({ businessId: other.id, limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        ids.push(...page.data.map((x) => x.id));
+        cursor = page.nextCursor || undefined;
+      } while (cursor);
+      return ids;
+    };
+    const payments = await all(ops.payments.list);
+    const accounts = await all(ops.bankAccounts.list);
+    for (const [ids, mine] of [
+      [payments, made.payments],
+      [accounts, made.accounts],
+    ] as const) {
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.filter((id) => mine.includes(id))).toEqual([...mine].reverse());
+    }
+    const acmePayments = await ops.payments.list({ businessId: acme.id, limit: 100 });
+    expect(acmePayments.data.some((x) => payments.includes(x.id))).toBe(false);
+  });
+});
+
 describe("the web console outside the sandbox", () => {
   let prod: Stack;
   let prodBrowser: ConsoleBrowser;
