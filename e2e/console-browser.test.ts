@@ -2,6 +2,7 @@
 // operator's business suspension, a viewer's read-only view, phone width and keyboard use.
 import { readFile } from "node:fs/promises";
 import { Rpc } from "@ramp/contracts";
+import { totpCode } from "@ramp/gateway";
 import { callRpc } from "@ramp/runtime";
 import { createConsoleClient } from "@ramp/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +17,7 @@ import {
 } from "./support/console-browser.ts";
 import { ADMIN_TOKEN, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+import { receiver } from "./support/webhook-receiver.ts";
 
 let stack: Stack;
 let browser: ConsoleBrowser;
@@ -232,14 +234,18 @@ describe("the web console", () => {
       `transactions/${acmeOrder.id}`,
       "keys",
       "webhooks",
+      "bank-accounts",
+      "payments",
       "team",
       "audit",
+      "security",
     ]) {
       await p.goto(`/console/${page}`);
       await p.page.locator("main h1").waitFor();
       await p.page.waitForLoadState("networkidle");
       expect(await overflowsSideways(p.page), page).toBe("");
       if (page === "keys") await p.shot("console-keys-390");
+      if (page === "webhooks") await p.shot("console-webhooks-390");
     }
     const ops = await open(PHONE);
     await ops.goto("/console/");
@@ -254,12 +260,14 @@ describe("the web console", () => {
       "reconciliation",
       "operators",
       "audit",
+      "security",
     ]) {
       await ops.goto(`/console/${page}`);
       await ops.page.locator("main h1").waitFor();
       await ops.page.waitForLoadState("networkidle");
       expect(await overflowsSideways(ops.page), page).toBe("");
       if (page === "businesses") await ops.shot("console-businesses-390");
+      if (page === "overview") await ops.shot("console-overview-operator-390");
     }
   });
 
@@ -375,5 +383,237 @@ describe("the web console", () => {
     await p.page.getByRole("link", { name: "Team" }).focus();
     await p.page.keyboard.press("Enter");
     await p.page.waitForURL(/\/console\/team$/);
+  });
+
+  it("an owner sets a key's webhook URL and sends a test: the receiver gets a delivery signed with the key's secret", async () => {
+    const hooks = await receiver();
+    hooks.setSecret(acme.webhookSecret);
+    try {
+      const p = await open();
+      await p.goto("/console/webhooks");
+      await signIn(p, owner.email, owner.password);
+      const card = p.page
+        .locator("section.card")
+        .filter({ has: p.page.getByRole("button", { name: "Save URLs" }) })
+        .first();
+      await card.getByLabel("Order webhook URL").fill(`${hooks.url}/orders`);
+      await card.getByRole("button", { name: "Save URLs" }).click();
+      await card.getByRole("status").getByText("Saved.").waitFor();
+      await card.getByRole("button", { name: "Send test", exact: true }).click();
+      await card
+        .getByRole("status")
+        .getByText(/Test RAMP delivery to .*\/orders: delivered \(200/)
+        .waitFor();
+      expect(hooks.got).toHaveLength(1);
+      // Signed with the key's secret (during a rotation's overlap, with the previous one as well).
+      expect(hooks.got[0]?.verified).toBe(true);
+      await p.shot("console-webhooks-1280");
+
+      await p.page.getByRole("link", { name: "Audit log" }).click();
+      await p.page.getByLabel("Action (e.g. consoleKeyRevoke)").fill("consoleKeyWebhookUpdate");
+      await expect.poll(() => p.page.getByRole("row", { name: /consoleKeyWebhookUpdate/ }).count()).toBe(1);
+    } finally {
+      await hooks.close();
+    }
+  });
+
+  it("an owner adds a bank account and sees it listed with its deposit address", async () => {
+    const p = await open();
+    await p.goto("/console/bank-accounts");
+    await signIn(p, owner.email, owner.password);
+    await p.page.getByText("No bank accounts yet.").waitFor();
+    await p.page.getByLabel("Bank code").fill("000013");
+    await p.page.getByLabel("Account number").fill("0123456789");
+    await p.page.getByRole("button", { name: "Add account" }).click();
+    await p.page
+      .getByRole("status")
+      .getByText(/^Added .*0123456789: deposit address/)
+      .waitFor();
+    const row = p.page.getByRole("row", { name: /0123456789/ });
+    await row.waitFor();
+    expect(await p.page.locator("tbody tr").count()).toBe(1);
+    await p.shot("console-bank-accounts-1280");
+    // A bank the catalogue does not have: banking's message, and nothing added.
+    await p.page.getByLabel("Bank code").fill("999999");
+    await p.page.getByLabel("Account number").fill("0123456780");
+    await p.page.getByRole("button", { name: "Add account" }).click();
+    await p.page.getByRole("alert").getByText("Bank with code 999999 not found").waitFor();
+    expect(await p.page.locator("tbody tr").count()).toBe(1);
+  });
+
+  it("an owner sees its business's payments with their status, and where to pay in the detail", async () => {
+    const res = await stack.client(acme.apiKey).post("/pub/v2/payment", {
+      chain: "BASE",
+      mint: BASE_USDC,
+      amount: 100,
+      reference: "invoice-42",
+    });
+    expect(res.status).toBe(201);
+    const payment = res.body as { id: string; token: { address: string } };
+    const p = await open();
+    await p.goto("/console/payments");
+    await signIn(p, owner.email, owner.password);
+    const row = p.page.getByRole("row", { name: /AWAITING/ });
+    await row.waitFor();
+    await row.getByText("Details").click();
+    await row.getByText("invoice-42").waitFor();
+    await row.getByText(payment.token.address).waitFor();
+    await row.getByText(payment.id).waitFor();
+    await p.shot("console-payments-1280");
+  });
+
+  it("a member enrols TOTP on the Security page, then signing in asks for a code", async () => {
+    const dev = { email: "dev@acme.test", password: "developer-password-1" };
+    const ops = createConsoleClient({ baseUrl: stack.url });
+    await ops.signIn({ email: admin.email, password: admin.password });
+    await ops.members.create({ ...dev, role: "developer", businessId: acme.id });
+    await ops.signOut();
+
+    const p = await open();
+    await p.goto("/console/security");
+    await signIn(p, dev.email, dev.password);
+    await p.page.getByRole("button", { name: "Start enrolment" }).click();
+    const secret = (await p.page.getByTestId("totp-secret").textContent()) ?? "";
+    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+    await p.page.getByText(/^otpauth:\/\/totp\//).waitFor();
+    await p.shot("console-security-1280");
+    await p.page.getByLabel("Code from your authenticator (6 digits)").fill("000000");
+    await p.page.getByRole("button", { name: "Confirm" }).click();
+    await p.page.getByRole("alert").waitFor();
+    await p.page.getByLabel("Code from your authenticator (6 digits)").fill(totpCode(secret, Date.now()));
+    await p.page.getByRole("button", { name: "Confirm" }).click();
+    await p.page.getByText(/^On: signing in asks for a 6-digit code/).waitFor();
+
+    await p.page.getByRole("button", { name: "Sign out" }).click();
+    await p.page.getByLabel("Email").fill(dev.email);
+    await p.page.getByLabel("Password").fill(dev.password);
+    await p.page.getByRole("button", { name: "Sign in" }).click();
+    const code = p.page.getByLabel("Authenticator code (6 digits)");
+    await code.waitFor();
+    await code.fill(totpCode(secret, Date.now()));
+    await p.page.getByRole("button", { name: "Sign in" }).click();
+    await p.page.getByRole("button", { name: "Sign out" }).waitFor();
+  });
+
+  it("an operator's overview shows open exceptions by kind and treasury health, each linking to its page", async () => {
+    const p = await open();
+    await p.goto("/console/overview");
+    await signIn(p, admin.email, admin.password);
+    const exceptions = p.page.getByRole("region", { name: "Open exceptions by kind" });
+    await exceptions.getByText("refundable-funds").waitFor();
+    await expect.poll(() => exceptions.getByText("…").count()).toBe(0);
+    // Each kind's count is what the queue holds open.
+    const ops = createConsoleClient({ baseUrl: stack.url });
+    await ops.signIn({ email: admin.email, password: admin.password });
+    for (const kind of ["refundable-funds", "payout-failed", "stuck"] as const) {
+      const open = await ops.exceptions.list({ kind, status: "open", limit: 100 });
+      const shown = exceptions.locator("dt", { hasText: kind }).locator("xpath=following-sibling::dd[1]");
+      expect(await shown.textContent(), kind).toBe(`${open.data.length}${open.nextCursor ? "+" : ""}`);
+    }
+    await p.page
+      .getByRole("region", { name: "Treasury health" })
+      .getByText(/^(No chain has a treasury here|OK: |Below minimum: )/)
+      .first()
+      .waitFor();
+    await p.shot("console-overview-operator-1280");
+    await exceptions.getByRole("link", { name: "Open the exceptions queue" }).click();
+    await p.page.waitForURL(/\/console\/exceptions$/);
+    await p.page.getByRole("link", { name: "Overview" }).click();
+    await p.page.getByRole("link", { name: "Open the treasury" }).click();
+    await p.page.waitForURL(/\/console\/treasury$/);
+  });
+});
+
+describe("the console API's bank account and payment lists", () => {
+  it("page a business's own, newest first, without repeats; registering again lists one account", async () => {
+    const key = stack.client(other.apiKey);
+    const made: { payments: string[]; accounts: string[] } = { payments: [], accounts: [] };
+    for (let i = 1; i <= 3; i++) {
+      const paid = await key.post("/pub/v2/payment", { chain: "BASE", mint: BASE_USDC, amount: 10 + i });
+      expect(paid.status).toBe(201);
+      made.payments.push(paid.body.id);
+      const account = { bankCode: "000013", accountNumber: `01000000${i}0` };
+      const added = await key.post("/pub/v2/bank-account", account);
+      expect(added.status).toBe(201);
+      made.accounts.push(added.body.id);
+    }
+    // Idempotent per bank and number: the same account again is the same record.
+    expect(
+      (await key.post("/pub/v2/bank-account", { bankCode: "000013", accountNumber: "0100000010" })).body.id,
+    ).toBe(made.accounts[0]);
+    const ops = createConsoleClient({ baseUrl: stack.url });
+    await ops.signIn({ email: admin.email, password: admin.password });
+    type Lister = (q: { businessId: string; limit: number; cursor?: string }) => Promise<{
+      data: { id: string }[];
+      nextCursor: string;
+    }>;
+    const all = async (list: Lister) => {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await list({ businessId: other.id, limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        ids.push(...page.data.map((x) => x.id));
+        cursor = page.nextCursor || undefined;
+      } while (cursor);
+      return ids;
+    };
+    const payments = await all(ops.payments.list);
+    const accounts = await all(ops.bankAccounts.list);
+    for (const [ids, mine] of [
+      [payments, made.payments],
+      [accounts, made.accounts],
+    ] as const) {
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.filter((id) => mine.includes(id))).toEqual([...mine].reverse());
+    }
+    const acmePayments = await ops.payments.list({ businessId: acme.id, limit: 100 });
+    expect(acmePayments.data.some((x) => payments.includes(x.id))).toBe(false);
+  });
+});
+
+describe("the web console outside the sandbox", () => {
+  let prod: Stack;
+  let prodBrowser: ConsoleBrowser;
+  const boss = { email: "boss@ops.test", password: "a long boss password" };
+  beforeAll(async () => {
+    // A gateway alone is enough: people, sessions and TOTP are its own.
+    prod = await startStack({
+      services: ["gateway"],
+      serviceEnv: { gateway: { RAMP_SANDBOX: "false", CONSOLE_SECRET_KEY: "5e".repeat(32) } },
+    });
+    expect((await prod.admin("POST", "/operators", { ...boss, role: "admin" })).status).toBe(201);
+    prodBrowser = await openConsoleBrowser(prod.url);
+  });
+  afterAll(async () => {
+    await prodBrowser?.close();
+    await prod?.close();
+  });
+
+  it("an operator without TOTP is led to the Security page, the only one it can use, until it enrols", async () => {
+    const p = await prodBrowser.open();
+    try {
+      await p.goto("/console/");
+      await signIn(p, boss.email, boss.password);
+      await p.page.waitForURL(/\/console\/security$/);
+      await p.page.getByText(/enrol one here before anything else/).waitFor();
+      const menu = p.page.getByRole("navigation", { name: "Console" }).getByRole("link");
+      expect(await menu.allTextContents()).toEqual(["Security"]);
+      // Any other page brings it back here rather than showing errors.
+      await p.goto("/console/operators");
+      await p.page.waitForURL(/\/console\/security$/);
+
+      await p.page.getByRole("button", { name: "Start enrolment" }).click();
+      const secret = (await p.page.getByTestId("totp-secret").textContent()) ?? "";
+      await p.page.getByLabel("Code from your authenticator (6 digits)").fill(totpCode(secret, Date.now()));
+      await p.page.getByRole("button", { name: "Confirm" }).click();
+      await p.page.getByText(/^On: signing in asks for a 6-digit code/).waitFor();
+      await p.page.getByRole("link", { name: "Operators" }).click();
+      await p.page.getByRole("row", { name: new RegExp(boss.email) }).waitFor();
+      expect(p.problems).toEqual([]);
+      expect(p.foreign).toEqual([]);
+    } finally {
+      await p.context.close();
+    }
   });
 });

@@ -13,6 +13,11 @@ export function errorText(e: unknown): string {
 /** 401 from any call but sign-in: the session ended (idle, absolute limit, signed out elsewhere). */
 export const sessionEnded = (e: unknown) => e instanceof RampApiError && e.statusCode === 401;
 
+/** The server's answer to an operator who must enrol TOTP first (RAMP_SANDBOX=false): they can do nothing else. */
+export const TOTP_REQUIRED = "TOTP enrolment required";
+export const totpRequired = (e: unknown) =>
+  e instanceof RampApiError && e.statusCode === 403 && e.messages.includes(TOTP_REQUIRED);
+
 /** 4xx will fail the same way again; only network trouble and 5xx are worth a retry. */
 export const worthRetry = (count: number, e: unknown) =>
   count < 2 && !(e instanceof RampApiError && e.statusCode < 500);

@@ -1,4 +1,5 @@
 import type { ConsoleUser } from "@ramp/contracts";
+import { Suspense } from "react";
 import { Navigate, NavLink, Outlet, useLocation } from "react-router";
 import { isOperator, isOwner, useSession, useUser } from "./session.tsx";
 import { Btn } from "./ui.tsx";
@@ -18,6 +19,8 @@ export const NAV: NavItem[] = [
   { to: "/transactions", label: "Transactions", shows: everyone },
   { to: "/keys", label: "API keys", shows: member },
   { to: "/webhooks", label: "Webhooks", shows: member },
+  { to: "/bank-accounts", label: "Bank accounts", shows: member },
+  { to: "/payments", label: "Payments", shows: member },
   { to: "/team", label: "Team", shows: isOwner },
   { to: "/exceptions", label: "Exceptions", shows: isOperator },
   { to: "/businesses", label: "Businesses", shows: isOperator },
@@ -26,7 +29,9 @@ export const NAV: NavItem[] = [
   { to: "/reconciliation", label: "Reconciliation", shows: isOperator },
   { to: "/operators", label: "Operators", shows: isOperator },
   { to: "/audit", label: "Audit log", shows: everyone },
+  { to: "/security", label: "Security", shows: everyone },
 ];
+const SECURITY = "/security";
 
 export const homeOf = (u: ConsoleUser) => NAV.find((n) => n.shows(u))?.to ?? "/overview";
 
@@ -40,6 +45,9 @@ export function Layout() {
     return <Navigate to={`/sign-in?next=${next}${state.expired ? "&expired=1" : ""}`} replace />;
   }
   const user = state.user;
+  // Until TOTP is enrolled the server answers nothing else: lead the operator to the one page that works.
+  if (state.mustEnrol && location.pathname !== SECURITY) return <Navigate to={SECURITY} replace />;
+  const menu = state.mustEnrol ? NAV.filter((n) => n.to === SECURITY) : NAV.filter((n) => n.shows(user));
   return (
     <div className="shell">
       <header className="top">
@@ -52,14 +60,16 @@ export function Layout() {
         <Btn onPress={() => session.signOut()}>Sign out</Btn>
       </header>
       <nav className="menu" aria-label="Console">
-        {NAV.filter((n) => n.shows(user)).map((n) => (
+        {menu.map((n) => (
           <NavLink key={n.to} to={n.to}>
             {n.label}
           </NavLink>
         ))}
       </nav>
       <main className="content">
-        <Outlet />
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );

@@ -6,7 +6,8 @@ import { api } from "./api.ts";
 type State =
   | { phase: "loading" }
   | { phase: "signed-out"; expired: boolean }
-  | { phase: "in"; user: ConsoleUser };
+  /** `mustEnrol`: the server refuses everything but TOTP enrolment to this operator (RAMP_SANDBOX=false). */
+  | { phase: "in"; user: ConsoleUser; mustEnrol?: boolean };
 
 interface Session {
   state: State;
@@ -16,9 +17,11 @@ interface Session {
 
 const SessionContext = createContext<Session | null>(null);
 
-/** Set by the provider: the query and mutation caches call it when any request answers 401. */
+/** Set by the provider: the query and mutation caches call them when any request answers 401 / 403 TOTP. */
 let onEnded: () => void = () => {};
+let onTotpRequired: () => void = () => {};
 export const reportSessionEnded = () => onEnded();
+export const reportTotpRequired = () => onTotpRequired();
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<State>({ phase: "loading" });
@@ -37,6 +40,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [queries]);
   useEffect(() => {
     onEnded = ended;
+    onTotpRequired = () => setState((s) => (s.phase === "in" ? { ...s, mustEnrol: true } : s));
   }, [ended]);
 
   const value = useMemo<Session>(

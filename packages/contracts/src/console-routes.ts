@@ -6,6 +6,7 @@ import {
   SetMarketRateRequest,
 } from "./http/admin.ts";
 import { AuditFilter, AuditPage, AuditQuery } from "./http/audit.ts";
+import { BankAccountDto } from "./http/banks.ts";
 import { ReindexAcceptedDto, ReindexParams, ReindexRequest, TreasuryDto } from "./http/chain-ops.ts";
 import {
   ConsoleListQuery,
@@ -24,6 +25,13 @@ import {
   TotpEnrolmentDto,
 } from "./http/console.ts";
 import {
+  BankAccountPage,
+  BusinessListQuery,
+  ConsoleBankAccountRequest,
+  PaymentPage,
+} from "./http/console-business.ts";
+import {
+  ApiKeyDto,
   ApiKeyPage,
   BusinessDto,
   BusinessPage,
@@ -65,7 +73,7 @@ import { RatesDto } from "./http/rates.ts";
 import type { ConsoleAccess, RouteDef } from "./http/route.ts";
 import { TransactionPage } from "./http/transaction-list.ts";
 import { TransactionParams } from "./http/transactions.ts";
-import { WebhookTestResultDto } from "./http/webhooks.ts";
+import { UpdateWebhookRequest, WebhookTestQuery, WebhookTestResultDto } from "./http/webhooks.ts";
 
 /** Who may do what on the console, in one table: every console route names one of these. */
 export const ConsoleAccessLevels = {
@@ -302,6 +310,31 @@ export const ConsoleRoutes = {
     ok: { status: 200, schema: RotatedSecretDto },
     errors: [400, 403, 404],
   },
+  consoleKeyWebhookUpdate: {
+    method: "patch",
+    path: "/console/v1/keys/{id}",
+    summary:
+      'Set a key\'s webhook URLs ("" clears one), as PATCH /pub/v2/webhook does: saving a URL resumes a paused endpoint',
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamWrite,
+    params: KeyParams,
+    body: UpdateWebhookRequest,
+    ok: { status: 200, schema: ApiKeyDto },
+    errors: [400, 403, 404],
+  },
+  consoleKeyWebhookTest: {
+    method: "post",
+    path: "/console/v1/keys/{id}/webhook-test",
+    summary: "Send a signed sample delivery to a key's webhook URL, as POST /pub/v2/webhook/test does",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamDevelop,
+    params: KeyParams,
+    query: WebhookTestQuery,
+    ok: { status: 200, schema: WebhookTestResultDto },
+    errors: [400, 403, 404],
+  },
   consoleDeliveryList: {
     method: "get",
     path: "/console/v1/webhooks/deliveries",
@@ -374,6 +407,39 @@ export const ConsoleRoutes = {
     access: ConsoleAccessLevels.teamRead,
     query: OverviewQuery,
     ok: { status: 200, schema: OverviewDto },
+    errors: [400, 403, 404],
+  },
+  consoleBankAccountList: {
+    method: "get",
+    path: "/console/v1/bank-accounts",
+    summary: "A business's registered bank accounts, newest first (operators name businessId)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: BusinessListQuery,
+    ok: { status: 200, schema: BankAccountPage },
+    errors: [400, 403, 404],
+  },
+  consoleBankAccountCreate: {
+    method: "post",
+    path: "/console/v1/bank-accounts",
+    summary: "Register a bank account for a business, as POST /pub/v2/bank-account does",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamDevelop,
+    body: ConsoleBankAccountRequest,
+    ok: { status: 201, schema: BankAccountDto },
+    errors: [400, 403, 404],
+  },
+  consolePaymentList: {
+    method: "get",
+    path: "/console/v1/payments",
+    summary: "A business's payments with their status, newest first (operators name businessId)",
+    tag: "Console",
+    auth: "console",
+    access: ConsoleAccessLevels.teamRead,
+    query: BusinessListQuery,
+    ok: { status: 200, schema: PaymentPage },
     errors: [400, 403, 404],
   },
   consoleBusinessList: {

@@ -8,6 +8,7 @@ export * from "./http/audit.ts";
 export * from "./http/banks.ts";
 export * from "./http/chain-ops.ts";
 export * from "./http/console.ts";
+export * from "./http/console-business.ts";
 export * from "./http/console-keys.ts";
 export * from "./http/console-transactions.ts";
 export * from "./http/idempotency.ts";

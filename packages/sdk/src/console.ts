@@ -3,7 +3,10 @@ import type {
   AuditEntryDto,
   AuditFilter,
   AuditQuery,
+  BankAccountDto,
   BusinessDto,
+  BusinessListQuery,
+  ConsoleBankAccountRequest,
   ConsoleCreatedKeyDto,
   ConsoleDeliveriesQuery,
   ConsoleDeliveryPage,
@@ -26,6 +29,7 @@ import type {
   OperatorDto,
   OverviewDto,
   OverviewQuery,
+  PaymentDto,
   RateHistoryEntryDto,
   RateHistoryQuery,
   RatesDto,
@@ -44,7 +48,9 @@ import type {
   TransactionDto,
   TreasuryDto,
   UpdateBusinessRequest,
+  UpdateWebhookRequest,
   WebhookSecretDto,
+  WebhookTestQuery,
   WebhookTestResultDto,
 } from "@ramp/contracts";
 import type { z } from "zod";
@@ -150,6 +156,20 @@ export function createConsoleClient(opts: ConsoleClientOptions) {
         send<RotatedSecretDto>("POST", `/keys/${seg(id)}/webhook-secret/rotate`, undefined, {
           ...(overlapHours === undefined ? {} : { overlapHours }),
         }),
+      /** Sets the key's webhook URLs ("" clears one); saving a URL resumes a paused endpoint. */
+      setWebhooks: (id: string, b: In<typeof UpdateWebhookRequest>) =>
+        send<ApiKeyDto>("PATCH", `/keys/${seg(id)}`, undefined, b),
+      /** Sends a signed sample delivery to the key's URL and answers how it went. */
+      testWebhook: (id: string, q?: Filter<typeof WebhookTestQuery>) =>
+        send<WebhookTestResultDto>("POST", `/keys/${seg(id)}/webhook-test`, q),
+    },
+    bankAccounts: {
+      list: (q?: Filter<typeof BusinessListQuery>) => send<Page<BankAccountDto>>("GET", "/bank-accounts", q),
+      create: (b: In<typeof ConsoleBankAccountRequest>) =>
+        send<BankAccountDto>("POST", "/bank-accounts", undefined, b),
+    },
+    payments: {
+      list: (q?: Filter<typeof BusinessListQuery>) => send<Page<PaymentDto>>("GET", "/payments", q),
     },
     webhooks: {
       deliveries: (q?: Filter<typeof ConsoleDeliveriesQuery>) =>

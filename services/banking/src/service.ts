@@ -1,6 +1,6 @@
 import { Consumers, notFound, Rpc } from "@ramp/contracts";
 import { bootService, callRpc, consume, serveRpc } from "@ramp/runtime";
-import { lookupAccount, registerAccount, resolveAccount } from "./accounts/accounts.ts";
+import { lookupAccount, registerAccount, resolveAccount, toDto } from "./accounts/accounts.ts";
 import { createAccountsStore } from "./accounts/accounts-store.ts";
 import { createAdapters } from "./adapters.ts";
 import { filterBanks, loadCatalogue } from "./catalogue/catalogue.ts";
@@ -46,6 +46,10 @@ export async function startBanking(config: BankingConfig) {
         return account;
       }),
       serveRpc(nc, Rpc.accountsLookup, QUEUE, log, async (req) => lookupAccount(accountsDeps, req)),
+      serveRpc(nc, Rpc.accountsList, QUEUE, log, async ({ businessId, limit, cursor }) => {
+        const found = await store.page(businessId, { limit, cursor });
+        return { data: found.data.map(toDto), nextCursor: found.nextCursor };
+      }),
       serveRpc(nc, Rpc.accountsResolve, QUEUE, log, async (req) =>
         resolveAccount(accountsDeps, req.bankCode, req.accountNumber),
       ),

@@ -33,6 +33,7 @@ import { routeRegistrar } from "./register.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { consoleAppRoutes } from "./routes/console-app.ts";
 import { consoleAuditRoutes } from "./routes/console-audit.ts";
+import { consoleBusinessRoutes } from "./routes/console-business.ts";
 import { consoleChainOpsRoutes } from "./routes/console-chain-ops.ts";
 import { consoleKeyRoutes } from "./routes/console-keys.ts";
 import { consoleMoneyRoutes } from "./routes/console-money.ts";
@@ -146,6 +147,7 @@ export function createApp(deps: AppDeps) {
   adminRoutes(register, deps.nc, deps.keys);
   consoleAuditRoutes(register, deps.console.audit);
   consoleKeyRoutes(register, deps.nc, deps.keys, deps.console.lockout);
+  consoleBusinessRoutes(register, deps.nc, deps.keys);
   consoleRateRoutes(register, deps.nc);
   consoleMoneyRoutes(register, deps.nc);
   consoleTransactionRoutes(register, deps.nc, deps.now ?? Date.now);

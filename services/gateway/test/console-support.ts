@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { badRequest, ChangeFeeds, CSRF_HEADER, notFound, Rpc, SESSION_COOKIE } from "@ramp/contracts";
 import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
@@ -93,6 +95,7 @@ export async function startConsoleGateway(opts: {
   const dispatcher = await nats.connectAs("webhook-dispatcher");
   const orders = await nats.connectAs("orders");
   const chains = await nats.connectAs("chain-watcher");
+  const banking = await nats.connectAs("banking");
   const profiles: unknown[] = [];
   /** The pricing stand-in's fees, as its profiles.get answers them. */
   const fees = new Map<string, number>();
@@ -117,11 +120,19 @@ export async function startConsoleGateway(opts: {
     serveRpc(orders, Rpc.transactionTimeline, "orders", log, async () => {
       throw notFound("Transaction not found");
     }),
+    serveRpc(orders, Rpc.paymentList, "orders", log, async () => ({ data: [], nextCursor: "" })),
     serveRpc(orders, Rpc.transactionOverview, "orders", log, async ({ from, to }) => ({
       from,
       to,
       days: [],
     })),
+  );
+  // Banking's: no account is registered here; a registration's bank is unknown (e2e registers real ones).
+  stoppers.push(
+    serveRpc(banking, Rpc.accountsList, "banking", log, async () => ({ data: [], nextCursor: "" })),
+    serveRpc(banking, Rpc.accountsRegister, "banking", log, async ({ bankCode }) => {
+      throw badRequest(`Bank with code ${bankCode} not found`);
+    }),
   );
   // Chain-watcher's: no real chain is served here (e2e/chain-money-ops has anvil).
   stoppers.push(
@@ -157,7 +168,14 @@ export async function startConsoleGateway(opts: {
     }),
     async stop() {
       for (const s of stoppers) await s.stop();
-      await Promise.all([nc.close(), pricing.close(), dispatcher.close(), orders.close(), chains.close()]);
+      await Promise.all([
+        nc.close(),
+        pricing.close(),
+        dispatcher.close(),
+        orders.close(),
+        chains.close(),
+        banking.close(),
+      ]);
       await client.close();
       await nats.stop();
     },
@@ -212,4 +230,47 @@ export async function createOperator(app: App, email: string, password: string, 
     body: JSON.stringify({ email, password, role }),
   });
   return { res, body: (await res.json()) as { id: string; email: string; role: string } };
+}
+
+/** An operator of `role` signed in, and members of a business by role, each signed in (`<role>@a.example`). */
+export async function signedInPeople(
+  app: App,
+  businessId: string,
+  password: string,
+  roles: readonly string[],
+  operatorRole = "operator",
+) {
+  await createOperator(app, "ops@ops.example", password, operatorRole);
+  const ops = (await signIn(app, "ops@ops.example", password)).browser;
+  const members: Record<string, Browser> = {};
+  for (const role of roles) {
+    const res = await consoleCall(app, ops, "POST", "/console/v1/members", {
+      email: `${role}@a.example`,
+      password,
+      role,
+      businessId,
+    });
+    if (res.status !== 201) throw new Error(`member ${role}: ${res.status}`);
+    members[role] = (await signIn(app, `${role}@a.example`, password)).browser;
+  }
+  return { ops, members };
+}
+
+/** A webhook receiver on 127.0.0.1 that answers 204 and keeps every request it got. */
+export async function startReceiver() {
+  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    received,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

@@ -1,5 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { verifyWebhook } from "@ramp/sdk";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,29 +9,29 @@ import {
   createOperator,
   signIn,
   startConsoleGateway,
+  startReceiver,
 } from "./console-support.ts";
 
 const PASSWORD = "a long enough password";
 let gw: ConsoleGateway;
 let dispatcher: { stop(): Promise<void> };
-let receiver: Server;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let owner: Browser;
 let apiKey: string;
 let keyId: string;
 let otherKeyId: string;
-const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
 
 /** A signed sample to the key's URL through the real dispatcher; what the receiver got. */
 async function deliverySample() {
-  const before = received.length;
+  const before = receiver.received.length;
   const res = await gw.app.request("/pub/v2/webhook/test", {
     method: "POST",
     headers: { "x-api-key": apiKey },
   });
   expect(res.status).toBe(200);
   expect(((await res.json()) as { delivered: boolean }).delivered).toBe(true);
-  expect(received).toHaveLength(before + 1);
-  return received[before] as { headers: IncomingHttpHeaders; body: string };
+  expect(receiver.received).toHaveLength(before + 1);
+  return receiver.received[before] as { headers: IncomingHttpHeaders; body: string };
 }
 
 const verifies = (d: { headers: IncomingHttpHeaders; body: string }, secret: string) => {
@@ -47,15 +46,7 @@ const verifies = (d: { headers: IncomingHttpHeaders; body: string }, secret: str
 beforeAll(async () => {
   gw = await startConsoleGateway({ sandbox: true, name: "console_secrets", realDispatcher: true });
   dispatcher = await startWebhookDispatcher(loadWebhookDispatcherConfig(gw.envFor("webhook-dispatcher")));
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  receiver = await startReceiver();
   const businessA = (await gw.keys.createBusiness("A")).id;
   const businessB = (await gw.keys.createBusiness("B")).id;
   ({ apiKey, apiKeyId: keyId } = await gw.keys.issueKey(businessA, "main"));
@@ -69,7 +60,7 @@ beforeAll(async () => {
     businessId: businessA,
   });
   owner = (await signIn(gw.app, "owner@a.example", PASSWORD)).browser;
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const url = receiver.url;
   const saved = await gw.app.request("/pub/v2/webhook", {
     method: "PATCH",
     headers: { "x-api-key": apiKey, "content-type": "application/json" },
@@ -80,7 +71,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispatcher?.stop();
   await gw?.stop();
-  await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+  await receiver?.close();
 });
 
 describe("webhook secret reveal and rotation", () => {
@@ -182,7 +173,7 @@ describe("the delivery log in the console", () => {
     expect(failed.data).toEqual([]);
 
     const target = first.data[0]?.deliveryId ?? "";
-    const before = received.length;
+    const before = receiver.received.length;
     const again = await consoleCall(
       gw.app,
       owner,
@@ -191,7 +182,7 @@ describe("the delivery log in the console", () => {
     );
     expect(again.status).toBe(202);
     expect(((await again.json()) as { delivered: boolean }).delivered).toBe(true);
-    expect(received).toHaveLength(before + 1);
+    expect(receiver.received).toHaveLength(before + 1);
     const audit = await consoleCall(gw.app, owner, "GET", "/console/v1/audit?limit=1");
     const [entry] = ((await audit.json()) as { data: { action: string; target: string }[] }).data;
     expect(entry).toMatchObject({ action: "consoleDeliveryRedeliver", target: `delivery:${target}` });

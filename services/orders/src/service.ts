@@ -87,6 +87,7 @@ export async function startOrders(config: OrdersConfig) {
         if (!payment) throw notFound("Payment not found");
         return paymentDto(payment);
       }),
+      serveRpc(nc, Rpc.paymentList, QUEUE, log, ({ businessId, ...page }) => payments.page(businessId, page)),
       await consume(nc, {
         ...Consumers.ordersFiatDeposits,
         log,

@@ -1,2 +1,3 @@
 export { loadWebhookDispatcherConfig, WebhookDispatcherConfig } from "./config.ts";
+export { endpointKey } from "./endpoint-health.ts";
 export { startWebhookDispatcher } from "./service.ts";

@@ -6,6 +6,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { api } from "../api.ts";
 import { isOperator, useUser } from "../session.tsx";
 import { Choice, Empty, ErrorNote, Field, PageHead } from "../ui.tsx";
+import { OperatorHealth } from "./overview-health.tsx";
 
 const SPANS = ["7 days", "30 days"] as const;
 const STATUS_COLOURS: Record<OrderStatus, string> = {
@@ -92,6 +93,7 @@ export function OverviewPage() {
   return (
     <>
       <PageHead title="Overview" />
+      {operator && <OperatorHealth />}
       <div className="filters">
         <Choice label="Period" value={length} options={SPANS} onChange={setLength} />
         {operator && (

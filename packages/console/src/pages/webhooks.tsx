@@ -1,6 +1,7 @@
-import type { ApiKeyDto } from "@ramp/contracts";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import type { ApiKeyDto, WebhookTestResultDto } from "@ramp/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { Form } from "react-aria-components";
 import { api, errorText } from "../api.ts";
 import { canWrite, isOwner, useUser } from "../session.tsx";
 import {
@@ -17,8 +18,89 @@ import {
   when,
 } from "../ui.tsx";
 
+const outcome = (r: WebhookTestResultDto) =>
+  r.delivered
+    ? `Test ${r.type} delivery to ${r.url}: delivered (${r.statusCode}, ${r.durationMs} ms).`
+    : `Test ${r.type} delivery to ${r.url}: failed (${r.error ?? r.statusCode ?? "no answer"}).`;
+
+/** Owners edit the URLs ("" clears one; saving also resumes a paused endpoint); writers send a test. */
+function UrlForm({ k, owner, writer }: { k: ApiKeyDto; owner: boolean; writer: boolean }) {
+  const queries = useQueryClient();
+  const [ramp, setRamp] = useState(k.rampWebhookURL ?? "");
+  const [payment, setPayment] = useState(k.paymentWebhookURL ?? "");
+  const [note, setNote] = useState("");
+  const save = useMutation({
+    mutationFn: () =>
+      api.keys.setWebhooks(k.id, { rampWebhookURL: ramp.trim(), paymentWebhookURL: payment.trim() }),
+    onSuccess: () => {
+      setNote("Saved.");
+      return queries.invalidateQueries({ queryKey: ["keys"] });
+    },
+  });
+  const test = useMutation({
+    mutationFn: (type: "RAMP" | "PAYMENT") => api.keys.testWebhook(k.id, { type }),
+    onSuccess: (r) => {
+      setNote(outcome(r));
+      // The test is in the delivery log below.
+      return queries.invalidateQueries({ queryKey: ["deliveries"] });
+    },
+  });
+  return (
+    <>
+      {owner ? (
+        <Form
+          className="inline-form url-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNote("");
+            save.mutate();
+          }}
+        >
+          <Field label="Order webhook URL" type="url" value={ramp} onChange={setRamp} />
+          <Field label="Payment webhook URL" type="url" value={payment} onChange={setPayment} />
+          <Btn type="submit" variant="primary" isDisabled={save.isPending}>
+            Save URLs
+          </Btn>
+        </Form>
+      ) : (
+        <dl className="facts">
+          <dt>Order webhook URL</dt>
+          <dd>{k.rampWebhookURL ?? "Not set: an owner sets it here"}</dd>
+          <dt>Payment webhook URL</dt>
+          <dd>{k.paymentWebhookURL ?? "Not set"}</dd>
+        </dl>
+      )}
+      {writer && (
+        <div className="actions">
+          <Btn
+            isDisabled={test.isPending || !k.rampWebhookURL}
+            onPress={() => {
+              setNote("");
+              test.mutate("RAMP");
+            }}
+          >
+            Send test
+          </Btn>
+          <Btn
+            isDisabled={test.isPending || !k.paymentWebhookURL}
+            onPress={() => {
+              setNote("");
+              test.mutate("PAYMENT");
+            }}
+          >
+            Send payment test
+          </Btn>
+          {test.isPending && <progress aria-label="Sending a test delivery" />}
+        </div>
+      )}
+      <ErrorNote error={save.error ?? test.error} />
+      {note && <p role="status">{note}</p>}
+    </>
+  );
+}
+
 /** Each active key's webhook URLs and its secret: reveal (with the password) and rotate (owners). */
-function KeyWebhooks({ k, owner }: { k: ApiKeyDto; owner: boolean }) {
+function KeyWebhooks({ k, owner, writer }: { k: ApiKeyDto; owner: boolean; writer: boolean }) {
   const [password, setPassword] = useState("");
   const [overlap, setOverlap] = useState("24");
   const [secret, setSecret] = useState<{ value: string; note: string } | null>(null);
@@ -27,12 +109,7 @@ function KeyWebhooks({ k, owner }: { k: ApiKeyDto; owner: boolean }) {
       <h2>
         {k.name} <code>{k.prefix}…</code>
       </h2>
-      <dl className="facts">
-        <dt>Order webhook URL</dt>
-        <dd>{k.rampWebhookURL ?? "Not set: set it with PATCH /pub/v2/webhook and this key"}</dd>
-        <dt>Payment webhook URL</dt>
-        <dd>{k.paymentWebhookURL ?? "Not set"}</dd>
-      </dl>
+      <UrlForm k={k} owner={owner} writer={writer} />
       {owner && (
         <div className="actions">
           <Confirm
@@ -105,7 +182,7 @@ export function WebhooksPage() {
         <Empty>No active API key: create one on the API keys page, then set its webhook URLs.</Empty>
       )}
       {active.map((k) => (
-        <KeyWebhooks key={k.id} k={k} owner={isOwner(user)} />
+        <KeyWebhooks key={k.id} k={k} owner={isOwner(user)} writer={canWrite(user)} />
       ))}
       <h2>Delivery log</h2>
       <div className="filters">

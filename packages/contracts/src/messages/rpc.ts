@@ -3,6 +3,7 @@ import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, WebhookType } from "../enums.ts";
 import { BankAccountDto, BankDto, BankQuery } from "../http/banks.ts";
 import { ReindexAcceptedDto, ReindexCommand, TreasuryDto } from "../http/chain-ops.ts";
+import { BankAccountPage, BusinessPageRequest, PaymentPage } from "../http/console-business.ts";
 import {
   ConsoleDeliveryPage,
   RateHistoryPage,
@@ -143,6 +144,8 @@ export const Rpc = {
     z.object({ ...BusinessScoped, address: z.string().optional(), accountNumber: z.string().optional() }),
     BankAccountDto,
   ),
+  /** The business's registered accounts, newest first (the console's bank accounts page). */
+  accountsList: rpc("ramp.banking.accounts.list", BusinessPageRequest, BankAccountPage),
   /** Unscoped, for orders: which account (and businesses) a bank-account deposit address pays. */
   accountsGet: rpc("ramp.banking.accounts.get", z.object({ address: z.string() }), BankAccountRecord),
   accountsResolve: rpc(
@@ -267,6 +270,8 @@ export const Rpc = {
     PaymentDto,
   ),
   paymentGet: rpc("ramp.orders.payment.get", z.object({ ...BusinessScoped, id: z.string() }), PaymentDto),
+  /** The business's payments, newest first (the console's payments page). */
+  paymentList: rpc("ramp.orders.payment.list", BusinessPageRequest, PaymentPage),
   sandboxDeposit: rpc(
     "ramp.orders.sandbox.deposit",
     z.object({

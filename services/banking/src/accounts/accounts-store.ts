@@ -1,5 +1,5 @@
-import type { BankAccountRecord, Currency } from "@ramp/contracts";
-import { isDuplicateKey } from "@ramp/runtime";
+import type { BankAccountRecord, ConsoleListQuery, Currency } from "@ramp/contracts";
+import { isDuplicateKey, pageById } from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
 
 interface BankAccountDoc {
@@ -39,6 +39,11 @@ export interface AccountsStore {
     q: { address?: string | undefined; accountNumber?: string | undefined },
   ): Promise<BankAccountRecord | null>;
   byAddress(address: string): Promise<BankAccountRecord | null>;
+  /** The accounts a business registered, newest first. */
+  page(
+    businessId: string,
+    page: ConsoleListQuery,
+  ): Promise<{ data: BankAccountRecord[]; nextCursor: string }>;
 }
 
 export function createAccountsStore(db: Db): AccountsStore {
@@ -48,6 +53,7 @@ export function createAccountsStore(db: Db): AccountsStore {
       await col.createIndex({ bankCode: 1, accountNumber: 1 }, { unique: true });
       await col.createIndex({ address: 1 }, { unique: true });
       await col.createIndex({ accountNumber: 1 });
+      await col.createIndex({ businessIds: 1, _id: -1 }, { name: "business_list" });
     },
     async findByBankAndNumber(bankCode, accountNumber) {
       const d = await col.findOne({ bankCode, accountNumber });
@@ -90,6 +96,7 @@ export function createAccountsStore(db: Db): AccountsStore {
       const d = await col.findOne({ address });
       return d ? toRecord(d) : null;
     },
+    page: (businessId, page) => pageById(col, { businessIds: businessId }, page, toRecord),
   };
   return store;
 }

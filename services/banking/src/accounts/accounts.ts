@@ -21,7 +21,13 @@ export interface AccountsDeps {
   enquiryTimeoutMs: number;
 }
 
-const toDto = ({ id, accountName, accountNumber, bank, address }: BankAccountRecord): BankAccountDto => ({
+export const toDto = ({
+  id,
+  accountName,
+  accountNumber,
+  bank,
+  address,
+}: BankAccountRecord): BankAccountDto => ({
   id,
   accountName,
   accountNumber,

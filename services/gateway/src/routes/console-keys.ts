@@ -26,6 +26,14 @@ export function businessScope(person: PersonDoc, named: string | undefined): str
   return person.businessId ?? undefined;
 }
 
+/** The business a console request is about: a member's own, the one an operator must name; it exists. */
+export async function requiredBusiness(keys: KeyStore, person: PersonDoc, named: string | undefined) {
+  const id = businessScope(person, named);
+  if (id === undefined) throw badRequest(["businessId is required"]);
+  if (!(await keys.businessExists(id))) throw notFound("Business not found");
+  return id;
+}
+
 const businessDto = (d: BusinessDoc, feeBps: number): BusinessDto => ({
   id: d._id.toHexString(),
   name: d.name,
@@ -37,12 +45,7 @@ const businessDto = (d: BusinessDoc, feeBps: number): BusinessDto => ({
 /** API keys of a business and the businesses themselves, for the console. */
 export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: KeyStore, lockout: Lockout) {
   const ops = businessOps(nc, keys);
-  const required = async (person: PersonDoc, named: string | undefined) => {
-    const id = businessScope(person, named);
-    if (id === undefined) throw badRequest(["businessId is required"]);
-    if (!(await keys.businessExists(id))) throw notFound("Business not found");
-    return id;
-  };
+  const required = (person: PersonDoc, named: string | undefined) => requiredBusiness(keys, person, named);
   // The URLs live with webhook-dispatcher, per key; its answer's secret is dropped here.
   const keyDto = async (k: KeyRecord, trace: TraceContext): Promise<ApiKeyDto> => {
     const config = await callRpc(nc, Rpc.webhookConfigGet, { apiKeyId: k.keyId }, trace);
@@ -120,6 +123,37 @@ export function consoleKeyRoutes(register: Register, nc: NatsConnection, keys: K
       businessId: key.businessId,
     });
     return rotated;
+  });
+
+  // The public route's RPC: the same URL checks, and saving a URL resumes a paused endpoint.
+  register(Routes.consoleKeyWebhookUpdate, async (c, { params: { id }, body }) => {
+    const key = await visibleKey(c.var.person, id);
+    const before = await keyDto(key, c.var.trace);
+    await callRpc(nc, Rpc.webhookConfigUpdate, { apiKeyId: key.keyId, body }, c.var.trace);
+    const after = await keyDto(key, c.var.trace);
+    const urls = ({ rampWebhookURL, paymentWebhookURL }: ApiKeyDto) => ({
+      rampWebhookURL,
+      paymentWebhookURL,
+    });
+    noteAudit(c, {
+      target: `api-key:${key.keyId}`,
+      before: urls(before),
+      after: urls(after),
+      businessId: key.businessId,
+    });
+    return after;
+  });
+
+  register(Routes.consoleKeyWebhookTest, async (c, { params: { id }, query }) => {
+    const key = await visibleKey(c.var.person, id);
+    const request = { apiKeyId: key.keyId, type: query.type };
+    const result = await callRpc(nc, Rpc.webhookTest, request, c.var.trace, 30_000);
+    noteAudit(c, {
+      target: `api-key:${key.keyId}`,
+      after: { type: result.type, delivered: result.delivered, statusCode: result.statusCode },
+      businessId: key.businessId,
+    });
+    return result;
   });
 
   register(

@@ -2,11 +2,13 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   type Chain,
+  type ConsoleListQuery,
   type CreatePaymentRequest,
   type Currency,
   Events,
   normalizeAddress,
   type PaymentDto,
+  type PaymentPage,
   type PaymentStatus,
   Rpc,
 } from "@ramp/contracts";
@@ -17,6 +19,7 @@ import {
   type Logger,
   type OutboxEntry,
   outboxEntry,
+  pageById,
   type Stoppable,
   type TraceContext,
 } from "@ramp/runtime";
@@ -90,6 +93,8 @@ export interface Payments {
     trace: TraceContext,
   ): Promise<PaymentDto>;
   get(id: string, businessId?: string): Promise<PaymentDoc | null>;
+  /** The business's payments, newest first. */
+  page(businessId: string, page: ConsoleListQuery): Promise<PaymentPage>;
   /** Funds landed for this payment: settles it when this fund is the one that covers it. */
   applyFunds(payment: PaymentDoc, landed: LandedFunds, trace: TraceContext): Promise<FundsOutcome>;
   /** Awaiting payments past their TTL become EXPIRED; a payment settling at the same instant wins or loses whole. */
@@ -125,6 +130,7 @@ export function createPayments(deps: {
     async init() {
       // The expiry sweep's equality: its leading field is what FerretDB can find by index.
       await col.createIndex({ status: 1, expiresAt: 1 });
+      await col.createIndex({ businessId: 1, _id: -1 }, { name: "business_list" });
       await ensureKeyIndex(col);
     },
     async create(
@@ -223,6 +229,8 @@ export function createPayments(deps: {
       const doc = await col.findOne({ _id: new ObjectId(id) });
       return doc && (businessId === undefined || doc.businessId === businessId) ? doc : null;
     },
+
+    page: (businessId, page) => pageById(col, { businessId }, page, paymentDto),
 
     async applyFunds(p, landed, trace) {
       const id = p._id.toHexString();
