@@ -18,14 +18,12 @@ import {
 import {
   type Claims,
   callRpc,
-  flushOrDefer,
-  isDuplicateKey,
+  createOutboxCollection,
   type Logger,
   OUTBOX_PENDING,
   type OutboxEntry,
   outboxEntry,
   type Stoppable,
-  startOutboxSweeper,
   type TraceContext,
 } from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
@@ -157,6 +155,16 @@ export interface RefundsDeps {
 export function createRefunds(deps: RefundsDeps) {
   const refunds = deps.db.collection<RefundDoc>("refunds");
   const funds = deps.db.collection<ReceivedFundsDoc>("received_funds");
+  // A refund is written after its insert (its result, a retry) while its outbox may be emptied: on
+  // FerretDB each write rewrites the whole document, so every write holds the document alone.
+  const store = createOutboxCollection({
+    collection: refunds,
+    js: deps.js,
+    log: deps.log,
+    claims: deps.claims,
+  });
+  const alone = <T>(id: string, write: () => Promise<T>) =>
+    deps.claims.exclusive(`${refunds.collectionName}:${id}`, write);
 
   /** The fund a request names: by id (not applied), or the applied deposit of an ERROR offramp. */
   async function fundFor(req: { fundId?: string | undefined; orderId?: string | undefined }) {
@@ -251,7 +259,7 @@ export function createRefunds(deps: RefundsDeps) {
     const next = newAttempt(req, attempt, what, command);
     // Written alone (FerretDB updates a document by rewriting it, outside any lock): one of racing
     // clicks finds it still failed and starts the next attempt; the others answer that one.
-    const claimed = await deps.claims.exclusive(failed._id, async () => {
+    const claimed = await alone(failed._id, async () => {
       const now = await refunds.findOne({ _id: failed._id });
       if (now?.state !== "failed" || attemptOf(now) !== attemptOf(failed)) return { now, started: false };
       const after = { ...now, ...next, failedAttempts: [...(now.failedAttempts ?? []), previous] };
@@ -268,7 +276,7 @@ export function createRefunds(deps: RefundsDeps) {
     }
     const started = claimed.now as RefundDoc;
     deps.log.info({ fundId: failed._id, attempt, by: req.by }, "refund asked again after a failed attempt");
-    await flushOrDefer(deps.js, refunds, failed._id, deps.log, { stored: started.outbox });
+    await store.flush(failed._id, started.outbox);
     return { refund: started, created: true };
   }
 
@@ -304,17 +312,13 @@ export function createRefunds(deps: RefundsDeps) {
         ...newAttempt(req, 1, what, command),
         failedAttempts: [],
       };
-      try {
-        await refunds.insertOne(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+      if (!(await store.insert(doc))) {
         // A concurrent request claimed it first: one refund, and this one answers it.
         const first = await refunds.findOne({ _id: fund._id });
-        if (!first) throw err;
+        if (!first) throw new Error(`refund ${fund._id} claimed but not found`);
         return repeat(first);
       }
       deps.log.info({ fundId: fund._id, orderId: fund.orderId, by: req.by }, "refund claimed");
-      await flushOrDefer(deps.js, refunds, doc._id, deps.log, { stored: doc.outbox });
       return { refund: doc, created: true };
     },
 
@@ -327,22 +331,24 @@ export function createRefunds(deps: RefundsDeps) {
       if (!of) return;
       const { fundId, attempt } = of;
       const state: RefundState = result.ok ? "sent" : "failed";
-      await refunds.updateOne(
-        // A record from before retries has no attempt field: it is attempt 1.
-        {
-          _id: fundId,
-          state: "pending",
-          ...(attempt === 1 ? { $or: [{ attempt: 1 }, { attempt: { $exists: false } }] } : { attempt }),
-        },
-        {
-          $set: {
-            state,
-            txHash: result.txHash ?? null,
-            railReference: result.railReference ?? null,
-            reason: result.reason,
-            ...(result.ok ? { sentAt: new Date() } : {}),
+      await alone(fundId, () =>
+        refunds.updateOne(
+          // A record from before retries has no attempt field: it is attempt 1.
+          {
+            _id: fundId,
+            state: "pending",
+            ...(attempt === 1 ? { $or: [{ attempt: 1 }, { attempt: { $exists: false } }] } : { attempt }),
           },
-        },
+          {
+            $set: {
+              state,
+              txHash: result.txHash ?? null,
+              railReference: result.railReference ?? null,
+              reason: result.reason,
+              ...(result.ok ? { sentAt: new Date() } : {}),
+            },
+          },
+        ),
       );
       const refund = await refunds.findOne({ _id: fundId });
       if (!refund || attemptOf(refund) !== attempt) return;
@@ -364,7 +370,7 @@ export function createRefunds(deps: RefundsDeps) {
         await deps.exceptions.clear(`payout-failed:${refund.orderId}`, `refunded (${proof})`);
     },
 
-    startSweeper: (): Stoppable => startOutboxSweeper(deps.js, refunds, deps.log),
+    startSweeper: (): Stoppable => store.startSweeper(),
   };
 }
 export type Refunds = ReturnType<typeof createRefunds>;
