@@ -138,26 +138,30 @@ describe("refundable funds", () => {
     expect(audit.body.data).toHaveLength(13);
   });
 
-  it("a surplus fiat deposit is refunded through the rail's payout, once", async () => {
+  /**
+   * An onramp paid, completed, then paid again to its virtual account, which its order had closed:
+   * banking still tells orders, which keeps the second transfer as a surplus to refund.
+   */
+  async function fiatSurplus(amount: number) {
     const created = await stack.client(biz.apiKey).post("/pub/v2/onramp", {
       currency: "NGN",
       chain: "ETHEREUM",
       mint: ETH_USDC,
       recipient: EVM_RECIPIENT,
-      amount: 10,
+      amount,
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    // Two transfers to the virtual account before orders hears of either: once one is applied banking
-    // closes the account to later ones, so with orders running the second could arrive too late.
-    await stack.stop("orders");
-    try {
-      await Promise.all([1, 2].map(() => callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id })));
-    } finally {
-      await stack.start("orders");
-    }
+    await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id });
     expect(await finalStatus(id)).toBe("COMPLETED");
+    await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: id });
     const exception = await openException("refundable-funds", id);
+    expect(exception.detail).toMatch(/^surplus/);
+    return exception;
+  }
+
+  it("a fiat deposit to the closed virtual account of a completed onramp is refunded through the rail's payout, once", async () => {
+    const exception = await fiatSurplus(10);
     expect(exception).toMatchObject({ currency: "NGN", amount: "16500.00" });
     const fundId = exception.fundId ?? "";
 
@@ -170,10 +174,11 @@ describe("refundable funds", () => {
     expect(clicks.map((r) => r.status)).toEqual(Array(6).fill(202));
 
     const payouts = (await stack.db("banking")).collection("payouts");
-    const payout = await eventually(
-      async () => (await payouts.findOne({ _id: `refund:${fundId}` } as never)) ?? undefined,
-      30_000,
-    );
+    // The record exists (PENDING) before the rail answers it.
+    const payout = await eventually(async () => {
+      const p = await payouts.findOne({ _id: `refund:${fundId}` } as never);
+      return p && p.status !== "PENDING" ? p : undefined;
+    }, 30_000);
     expect(payout).toMatchObject({ status: "COMPLETED" });
     expect(await payouts.countDocuments({ _id: `refund:${fundId}` } as never)).toBe(1);
     const funds = (await stack.db("orders")).collection<{ _id: string; outcome: string }>("received_funds");
@@ -182,6 +187,59 @@ describe("refundable funds", () => {
       30_000,
     );
     await closed(exception.id);
+  });
+
+  it("a refund the rail refused can be asked again: one new attempt, the failed one kept, then sent once", async () => {
+    const exception = await fiatSurplus(3);
+    const fundId = exception.fundId ?? "";
+    const refund = (accountNumber: string) =>
+      console_("POST", `/funds/${fundId}/refund`, { bankCode: "000013", accountNumber });
+    const refunds = (await stack.db("orders")).collection<{ _id: string; state: string }>("refunds");
+    const stateOf = (want: string) =>
+      eventually(async () => {
+        const r = await refunds.findOne({ _id: fundId });
+        return r?.state === want ? r : undefined;
+      }, 30_000);
+
+    // The beneficiary bank refuses the first destination: the refund fails, the fund stays refundable.
+    expect((await refund("8880000009")).status).toBe(202);
+    await stateOf("failed");
+    expect((await exceptionById(exception.id))?.status).toBe("open");
+
+    // Asked again, to another account, by racing clicks: one second attempt, paid once.
+    const clicks = await Promise.all(Array.from({ length: 5 }, () => refund("0123456789")));
+    expect(clicks.map((r) => r.status)).toEqual(Array(5).fill(202));
+    expect(new Set(clicks.map((r) => (r.body as RefundDto).attempt))).toEqual(new Set([2]));
+    // While the second attempt is under way (or once sent), the refused account is not asked again.
+    expect((await refund("8880000009")).status).toBe(409);
+    await stateOf("sent");
+    await closed(exception.id);
+    const payouts = (await stack.db("banking")).collection<{ _id: string; status: string }>("payouts");
+    const mine = await payouts.find({ _id: { $regex: `${fundId}$` } } as never).toArray();
+    expect(mine.map((p) => [p._id, p.status]).sort()).toEqual([
+      [`refund:2:${fundId}`, "COMPLETED"],
+      [`refund:${fundId}`, "FAILED"],
+    ]);
+    const answer = (await refund("0123456789")).body as RefundDto;
+    expect(answer).toMatchObject({
+      state: "sent",
+      attempt: 2,
+      destination: { bankCode: "000013", accountNumber: "0123456789" },
+      failedAttempts: [
+        {
+          attempt: 1,
+          destination: { bankCode: "000013", accountNumber: "8880000009" },
+          reason: "Beneficiary bank rejected the transfer",
+        },
+      ],
+    });
+    // Each answered ask left its audit entry: the refused first try, the retry's clicks and the repeat.
+    const audit = await console_("GET", "/audit?action=consoleFundRefund&limit=100");
+    const entries = (audit.body.data as { target: string; after?: { created?: boolean } }[]).filter(
+      (e) => e.target === `fund:${fundId}`,
+    );
+    expect(entries).toHaveLength(7);
+    expect(entries.filter((e) => e.after?.created === true)).toHaveLength(2);
   });
 
   it("an ERROR offramp's tokens are refunded once, the order stays ERROR and its payout-failed exception closes", async () => {

@@ -154,7 +154,7 @@ describe("onramp lifecycle", () => {
     expect(done.fiatAmount).toBe(8250);
   });
 
-  it("an unpaid order is deleted after its TTL: later lookups are 404; a late transfer is kept, not lost", async () => {
+  it("an unpaid order is deleted after its TTL: later lookups are 404; a late transfer reaches orders as a refundable fund", async () => {
     const { body: tx } = await onramp({ ...base, amount: 5 });
     await eventually(async () => {
       const r = await stack.client(biz.apiKey).get(`/pub/v2/transaction/${tx.id}`);
@@ -162,12 +162,24 @@ describe("onramp lifecycle", () => {
     }, 15_000);
     // The payer pays anyway, through the rail's inbound path (the public sandbox route needs the order).
     const nc = await stack.connectAs("orders");
-    await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: tx.id });
+    const { reference } = await callRpc(nc, Rpc.sandboxFiatDeposit, { ref: tx.id });
     await nc.close();
     const kept = await (await stack.db("banking"))
       .collection("fiat_deposits")
       .findOne({ accountNumber: tx.accountNumber });
-    expect(kept).toMatchObject({ status: "unmatched", fiatAmount: "8250.00" });
+    expect(kept).toMatchObject({ status: "matched", fiatAmount: "8250.00" });
+    // The account was closed with its order, yet orders hears of the transfer: a fund to refund, with
+    // its exception, never money only banking knows of.
+    const funds = (await stack.db("orders")).collection<{ _id: string }>("received_funds");
+    const fund = await eventually(
+      async () => (await funds.findOne({ _id: `fiat:${reference}` })) ?? undefined,
+    );
+    expect(fund).toMatchObject({ ref: tx.id, outcome: expect.stringMatching(/^(late|unmatched)$/) });
+    const exceptions = (await stack.db("orders")).collection<{ _id: string }>("exceptions");
+    const raised = await eventually(
+      async () => (await exceptions.findOne({ fundId: `fiat:${reference}` } as never)) ?? undefined,
+    );
+    expect(raised).toMatchObject({ kind: "refundable-funds", amount: "8250.00", currency: "NGN" });
   });
 
   it("a retry with the key of an order that expired is refused (409), never a second order", async () => {

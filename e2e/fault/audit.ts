@@ -75,6 +75,15 @@ export async function gatherFacts(
   };
 }
 
+/**
+ * Funds that moved the order: `applied` ones, and an ERROR offramp's applied deposit that was since
+ * refunded (its tokens went back to the payer; the record says `refunded`).
+ */
+export function creditedFunds(f: OrderFacts): number {
+  const refundedError = f.order.plan.kind === "offramp" && f.status === "ERROR";
+  return f.funds.filter((r) => r.outcome === "applied" || (refundedError && r.outcome === "refunded")).length;
+}
+
 /** Every webhook the order is owed, by the rule: each status change once, a superseded one excepted. */
 export function missingHooks(f: OrderFacts): string[] {
   const final = f.changes.at(-1);
@@ -95,7 +104,7 @@ export function judge(f: OrderFacts): Problem[] {
   const recorded = new Set(f.funds.map((r) => r._id));
   for (const d of f.deposits.filter((d) => !recorded.has(d)))
     add("lost", `deposit ${d} entered but orders never recorded it`);
-  const applied = f.funds.filter((r) => r.outcome === "applied").length;
+  const applied = creditedFunds(f);
   if (applied > 1) add("duplicated", `${applied} deposits credited (outcome "applied")`);
   if (applied === 0 && isTerminal(f.status)) add("lost", "order finished without a credited deposit");
 

@@ -27,6 +27,8 @@ export const newCounters = (): DriverCounters => ({
 export interface DrivenOrder {
   plan: PlannedOrder;
   id: string | null;
+  /** An offramp's deposit address, as the create answered it. */
+  address: string;
   depositAccepted: boolean;
   /** An on-chain offramp's deposit: the hash of the payer's one transfer to the order's address. */
   paidTx: string | null;
@@ -63,15 +65,21 @@ export async function readStatus(api: ApiClient, plan: PlannedOrder, id: string)
  * is a second payment until requests carry an Idempotency-Key, so the driver must not guess.)
  */
 export async function driveOrder(ctx: DriveContext, plan: PlannedOrder): Promise<DrivenOrder> {
-  const out: DrivenOrder = { plan, id: null, depositAccepted: false, paidTx: null, failure: null };
-  let address = "";
+  const out: DrivenOrder = {
+    plan,
+    id: null,
+    address: "",
+    depositAccepted: false,
+    paidTx: null,
+    failure: null,
+  };
   while (!out.id) {
     if (Date.now() > ctx.deadline) return { ...out, failure: "create never answered before the deadline" };
     const r = await ctx.api.post(plan.createPath, plan.body);
     if (r.status === 201) {
       const created = r.body as { id: unknown; address?: unknown };
       out.id = String(created.id);
-      address = String(created.address ?? "");
+      out.address = String(created.address ?? "");
     } else if (isOutage(r.status)) {
       ctx.counters.createRetries++;
       await sleep(500);
@@ -83,7 +91,7 @@ export async function driveOrder(ctx: DriveContext, plan: PlannedOrder): Promise
     // A real transfer is never repeated: the payer signs it once, whatever happens to the system.
     if (!ctx.payOnChain) return { ...out, failure: "an on-chain order but no chain to pay on" };
     try {
-      const paidTx = await ctx.payOnChain(address, String(plan.body.amount));
+      const paidTx = await ctx.payOnChain(out.address, String(plan.body.amount));
       return { ...out, depositAccepted: true, paidTx };
     } catch (err) {
       return {

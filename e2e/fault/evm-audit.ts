@@ -3,6 +3,7 @@ import { parseUnits } from "ethers";
 import { EVM_TREASURY, type EvmChain } from "../support/evm-fixture.ts";
 import type { ProcessStack } from "../support/process-stack.ts";
 import type { OrderFacts, Problem } from "./audit.ts";
+import { type DrivenRefund, TOKEN_SURPLUS } from "./refunds.ts";
 
 /** Transactions each key had sent before the run: every send of the run is counted against it. */
 export interface EvmBaseline {
@@ -29,15 +30,17 @@ const same = (a: string | null | undefined, b: string | null | undefined) =>
 /**
  * The orders of a fault run that touched the real chain, checked on the chain itself: each onramp's
  * recipient holds exactly the amount (sent once), by one successful treasury transaction, and the
- * treasury signed no other but the gas top-ups of consolidation; each on-chain offramp's deposit
- * address received what the payer sent once, which chain-watcher recorded once under that
- * transaction's hash, and either still holds it or swept it to the treasury in exactly one transaction.
+ * treasury signed no other but the gas top-ups of consolidation and the refunds; each on-chain
+ * offramp's deposit address received what the payer sent once (and the surplus, when one was paid),
+ * which chain-watcher recorded once under that transaction's hash, and either still holds it or swept
+ * it to the treasury: at most one sweep per deposit it received, nothing left behind.
  */
 export async function auditEvm(
   stack: ProcessStack,
   evm: EvmChain,
   facts: OrderFacts[],
   before: EvmBaseline,
+  refunds: DrivenRefund[] = [],
 ): Promise<EvmAudit> {
   const problems: Problem[] = [];
   const cw = await stack.db("chain-watcher");
@@ -84,45 +87,70 @@ export async function auditEvm(
   }
 
   let paid = 0;
+  let sweeps = 0;
+  const surplusOf = new Map(
+    refunds.flatMap((r) => (r.surplusTx && r.order.id ? [[r.order.id, r.surplusTx]] : [])),
+  );
   for (const f of offramps) {
     const id = f.order.id;
     const add = (kind: Problem["kind"], what: string) =>
       problems.push({ kind, orderId: id, what: `evm: ${what}` });
     if (!id || !f.order.paidTx) continue;
     paid++;
+    const surplusTx = surplusOf.get(id);
+    const payments = [f.order.paidTx, ...(surplusTx ? [surplusTx] : [])];
     const deposits = await cw
       .collection<{ txId: string; address: string }>("deposits")
       .find({ ref: id }, { projection: { txId: 1, address: 1 } })
       .toArray();
     const [d] = deposits;
-    if (!d || deposits.length > 1) {
-      add(d ? "duplicated" : "lost", `${deposits.length} deposits recorded for one transfer`);
-      continue;
+    if (!d || deposits.length !== payments.length) {
+      add(
+        deposits.length > payments.length ? "duplicated" : "lost",
+        `${deposits.length} deposits recorded for ${payments.length} transfers`,
+      );
+      if (!d) continue;
     }
-    if (!same(d.txId, f.order.paidTx))
-      add("wrong", `deposit recorded as ${d.txId}, paid in ${f.order.paidTx}`);
+    for (const tx of payments)
+      if (!deposits.some((x) => same(x.txId, tx))) add("wrong", `no deposit recorded for ${tx}`);
+    const received = amountOf(f) + (surplusTx ? parseUnits(TOKEN_SURPLUS, 6) : 0n);
     const held = await evm.balanceOf(d.address);
     const sent = await evm.sentCount(d.address);
-    if (sent > 1) add("duplicated", `deposit address sent ${sent} transactions: one sweep at most`);
-    else if (sent === 1 && held !== 0n) add("wrong", `deposit address swept but still holds ${held}`);
-    else if (sent === 0 && held !== amountOf(f))
-      add("wrong", `deposit address holds ${held}, paid ${amountOf(f)}`);
-    if (sent === 1) swept++;
+    if (sent > payments.length)
+      add("duplicated", `deposit address sent ${sent} transactions: one sweep per deposit at most`);
+    else if (sent >= 1 && held !== 0n) add("wrong", `deposit address swept but still holds ${held}`);
+    else if (sent === 0 && held !== received) add("wrong", `deposit address holds ${held}, paid ${received}`);
+    // Consolidation is part of the money run (refunds given): there every settled address is swept.
+    if (refunds.length > 0 && f.status === "COMPLETED" && sent === 0)
+      add("stuck", "settled deposit address never swept");
+    if (sent >= 1) swept++;
+    sweeps += sent;
   }
-  // One gas top-up per swept deposit address (they hold no native coin of their own).
-  const treasurySent = (await evm.sentCount(EVM_TREASURY)) - before.treasurySent;
-  if (treasurySent !== sends + swept)
+  // A gas top-up for a sweep of an address without native coin enough; refunds pay from the treasury.
+  const topUps = await cw
+    .collection("transfers")
+    .countDocuments({ "step.kind": "gas", status: "confirmed" } as never);
+  const refunded = refunds.filter((r) => "toAddress" in r.destination && r.fundId).length;
+  if (topUps > sweeps)
     problems.push({
-      kind: treasurySent > sends + swept ? "duplicated" : "lost",
+      kind: "duplicated",
       orderId: null,
-      what: `evm: the treasury sent ${treasurySent} transactions for ${sends} completed on-chain onramps and ${swept} gas top-ups`,
+      what: `evm: ${topUps} gas top-ups for ${sweeps} sweeps`,
+    });
+  const treasurySent = (await evm.sentCount(EVM_TREASURY)) - before.treasurySent;
+  const owed = sends + topUps + refunded;
+  if (treasurySent !== owed)
+    problems.push({
+      kind: treasurySent > owed ? "duplicated" : "lost",
+      orderId: null,
+      what: `evm: the treasury sent ${treasurySent} transactions for ${sends} completed on-chain onramps, ${topUps} gas top-ups and ${refunded} refunds`,
     });
   const payerSent = (await evm.sentCount(evm.payerAddress)) - before.payerSent;
-  if (payerSent !== paid)
+  if (payerSent !== paid + surplusOf.size)
     problems.push({
       kind: "wrong",
       orderId: null,
-      what: `evm: the payer sent ${payerSent} transactions for ${paid} on-chain offramp payments`,
+      what: `evm: the payer sent ${payerSent} transactions for ${paid} on-chain offramp payments and ${surplusOf.size} surpluses`,
     });
   const completed = (fs: OrderFacts[]) => fs.filter((f) => f.status === f.order.plan.expected).length;
   return {
@@ -130,7 +158,9 @@ export async function auditEvm(
     summary:
       `evm (anvil): ${onramps.length} onramps sent on chain — ${completed(onramps)} as expected, ` +
       `treasury transactions ${treasurySent}; ${offramps.length} offramps paid on chain — ` +
-      `${completed(offramps)} as expected, ${swept} swept to the treasury, payer transactions ${payerSent}; ` +
+      `${completed(offramps)} as expected, ${swept} addresses swept to the treasury in ${sweeps} sweeps ` +
+      `(${topUps} gas top-ups), ${surplusOf.size} surpluses paid, ${refunded} refunds from the treasury, ` +
+      `payer transactions ${payerSent}; ` +
       `problems ${problems.length}`,
   };
 }

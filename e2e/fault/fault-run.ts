@@ -1,3 +1,4 @@
+import { signedInOperator } from "../support/console-operator.ts";
 import type { ProcessStack } from "../support/process-stack.ts";
 import { SERVICE_NAMES } from "../support/process-stack.ts";
 import { receiver } from "../support/webhook-receiver.ts";
@@ -7,6 +8,14 @@ import { type ChaosLog, runChaos } from "./chaos.ts";
 import { type DriverCounters, driveOrder, newCounters, type PayOnChain, readStatus } from "./drive-order.ts";
 import { type OutboxLeftover, outboxLeftovers, unknownOrders } from "./ledgers.ts";
 import { type EvmMix, planOrders, seeded } from "./order-mix.ts";
+import {
+  auditRefunds,
+  type DrivenRefund,
+  driveRefund,
+  type RefundCounters,
+  type RefundDriveContext,
+  refundPlans,
+} from "./refunds.ts";
 import { countsTable, problemsText } from "./report.ts";
 
 export interface FaultRunOptions {
@@ -23,6 +32,11 @@ export interface FaultRunOptions {
   log?: (line: string) => void;
   /** A real EVM chain in the mix (see `EvmMix`) and how the driver pays on it. */
   evm?: EvmMix & { pay: PayOnChain };
+  /**
+   * With the EVM chain: the operator also refunds money while services die (see refunds.ts); the
+   * refund addresses' balances are read on that chain.
+   */
+  refunds?: { balanceOf: (address: string) => Promise<bigint> };
 }
 
 export interface FaultRunResult {
@@ -31,6 +45,8 @@ export interface FaultRunResult {
   facts: OrderFacts[];
   chaos: ChaosLog;
   driver: DriverCounters;
+  /** The refunds the operator asked for (empty without `refunds`). */
+  refunds: DrivenRefund[];
   outboxLeft: OutboxLeftover[];
   durationMs: number;
   /** The table, the run's story and every problem with its order's log lines: print it. */
@@ -97,10 +113,28 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   );
 
   const plans = planOrders(o.orders, seed, o.evm);
+  const refundsOf = o.refunds && o.evm ? refundPlans(plans) : new Map();
+  const refundCounters: RefundCounters = { clicks: 0, outageResends: 0 };
+  const money: RefundDriveContext | null =
+    refundsOf.size > 0 && o.evm
+      ? {
+          ops: apiClient(
+            stack.gatewayUrls,
+            await signedInOperator(stack.gatewayUrl, `ops-${seed}@fault.example`),
+          ),
+          api,
+          nc: await stack.connectAs("orders"),
+          pay: o.evm.pay,
+          counters: refundCounters,
+          deadline: 0,
+        }
+      : null;
   log(`fault run ${stack.id}: ${o.orders} orders, seed ${seed}, logs in ${stack.runDir}`);
   const tChaos = Date.now();
   const deadline = tChaos + o.chaosMs + o.settleMs;
+  if (money) money.deadline = deadline;
   const driver = newCounters();
+  const refunding: Promise<DrivenRefund>[] = [];
   const spacing = (o.chaosMs * 0.75) / Math.max(1, o.orders);
   const chaos = runChaos({
     stack,
@@ -116,7 +150,11 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const driving = Promise.all(
     plans.map(async (plan) => {
       await sleep(plan.index * spacing);
-      return driveOrder({ api, stack, counters: driver, deadline, payOnChain: o.evm?.pay }, plan);
+      const d = await driveOrder({ api, stack, counters: driver, deadline, payOnChain: o.evm?.pay }, plan);
+      const refund = refundsOf.get(plan.index);
+      // The refund runs on while the next orders are driven: during the chaos for most.
+      if (money && refund) refunding.push(driveRefund(money, { ...refund, order: d }));
+      return d;
     }),
   );
   const chaosLog = await chaos;
@@ -125,6 +163,13 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   log(`chaos over after ${secs(tCalm - tChaos)} (${kills} kills); waiting for every order to finish`);
   const driven = await driving;
   log(`every order created and paid ${secs(Date.now() - tChaos)} after the chaos began`);
+  const refunds = await Promise.all(refunding);
+  if (money) {
+    log(`every refund asked ${secs(Date.now() - tChaos)} after the chaos began`);
+    await money.nc.close();
+  }
+  const refundsPending = async () =>
+    money ? (await stack.db("orders")).collection("refunds").countDocuments({ state: "pending" }) : 0;
 
   // Settle: every order terminal, recorded and told (bounded by the deadline), then a short
   // grace for outboxes to drain: sweepers run every few seconds, so what is left after that stays.
@@ -147,7 +192,12 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
       );
       // Terminal is not the end: a handler killed after settling but before recording is redelivered
       // only when its ack wait runs out. Done means every order is judged clean.
-      if (tDone === null && allTerminal && facts.every((f) => judge(f).length === 0)) {
+      if (
+        tDone === null &&
+        allTerminal &&
+        facts.every((f) => judge(f).length === 0) &&
+        (await refundsPending()) === 0
+      ) {
         tDone = Date.now();
         log(`every order finished, recorded and told after ${secs(tDone - tCalm)} of calm`);
       }
@@ -160,6 +210,8 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
   const tEnd = Date.now();
   await hooks.close();
 
+  const refundAudit =
+    money && o.refunds ? await auditRefunds(stack, refunds, refundCounters, o.refunds.balanceOf) : null;
   const orderFacts = facts.filter((f) => f.order.id && !f.order.plan.kind.startsWith("payment"));
   const problems = [
     ...facts.flatMap(judge),
@@ -174,6 +226,7 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
         ]
       : []),
     ...outboxProblems(outboxLeft),
+    ...(refundAudit?.problems ?? []),
     ...chaosLog.failedRestarts.map(
       (r): Problem => ({ kind: "stuck", orderId: null, what: `restart failed: ${r}` }),
     ),
@@ -203,10 +256,21 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
     `orders the driver never heard of (a create answered by an outage that went through): ${orphans.length}` +
       (orphans.length ? ` (${orphans.join(", ")})` : ""),
     `outbox documents left: ${outboxLeft.length}`,
+    ...(refundAudit ? [refundAudit.summary] : []),
     `problems: stuck ${counts.stuck}, duplicated ${counts.duplicated}, lost ${counts.lost}, wrong ${counts.wrong}, ` +
       `outbox ${counts.outbox}`,
     ...(problems.length ? ["", problemsText(problems, facts, (id) => logLinesAbout(stack, id))] : []),
     `logs: ${stack.runDir}`,
   ].join("\n");
-  return { counts, problems, facts, chaos: chaosLog, driver, outboxLeft, durationMs: tEnd - t0, report };
+  return {
+    counts,
+    problems,
+    facts,
+    chaos: chaosLog,
+    driver,
+    refunds,
+    outboxLeft,
+    durationMs: tEnd - t0,
+    report,
+  };
 }

@@ -1,4 +1,4 @@
-import { isTerminal, missingHooks, type OrderFacts, type Problem } from "./audit.ts";
+import { creditedFunds, isTerminal, missingHooks, type OrderFacts, type Problem } from "./audit.ts";
 import { ORDER_KINDS } from "./order-mix.ts";
 
 const COLUMNS = [
@@ -22,7 +22,7 @@ type Row = Record<(typeof COLUMNS)[number][0], string | number>;
 
 function rowOf(kind: string, facts: OrderFacts[]): Row {
   const sum = (f: (x: OrderFacts) => number) => facts.reduce((n, x) => n + f(x), 0);
-  const applied = (x: OrderFacts) => x.funds.filter((r) => r.outcome === "applied").length;
+  const applied = creditedFunds;
   const owed = (x: OrderFacts) => x.changes.length;
   return {
     kind,

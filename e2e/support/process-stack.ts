@@ -11,6 +11,7 @@ import {
   startNats,
   startNatsCluster,
 } from "@ramp/devinfra";
+import { connectAs } from "@ramp/devinfra/testing";
 import { type Db, MongoClient } from "mongodb";
 import { type ManagedProcess, managedProcess } from "./service-process.ts";
 
@@ -188,6 +189,8 @@ export async function startProcessStack(opts: ProcessStackOptions) {
       nats = await startNats(opts.natsBin, runDir, natsPort, { credentials });
       natsRestarts++;
     },
+    /** A NATS connection as `service`, for a driver calling what only services may (sandbox rail inbound). */
+    connectAs: (name: ServiceName) => connectAs(cluster ? [...cluster.urls] : [natsUrl()], credentials, name),
     /** A service's own database, read directly: tests may look behind the API to count what was done. */
     async db(name: ServiceName): Promise<Db> {
       mongo ??= await MongoClient.connect(opts.mongoUrl);

@@ -88,7 +88,8 @@ export function useServiceConnector(connector: ServiceConnector): void {
   serviceConnector = connector;
 }
 
-function connectAs(servers: string[], credentials: NatsCredentials, service: ServiceName) {
+/** A connection as `service` to any nats-server given these credentials (a test's own process stack). */
+export function connectAs(servers: string[], credentials: NatsCredentials, service: ServiceName) {
   if (!serviceConnector)
     throw new Error("no service connector: the test project's setupFiles must call useServiceConnector");
   return serviceConnector(servers, service, {

@@ -33,7 +33,7 @@ export async function startOrders(config: OrdersConfig) {
     const funds = createReceivedFunds(db);
     const exceptions = createExceptionsStore({ db, js, log });
     await exceptions.init();
-    const refunds = createRefunds({ db, js, nc, exceptions, getOrder: store.get, log });
+    const refunds = createRefunds({ db, js, nc, claims, exceptions, getOrder: store.get, log });
     await refunds.init();
     await funds.init();
     const lifecycle = createLifecycle({ nc, store, payments, funds, exceptions, refunds, log });

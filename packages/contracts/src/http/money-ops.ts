@@ -87,6 +87,19 @@ export const RefundDto = z.object({
   railReference: z.string().nullable(),
   reason: z.string().nullable(),
   requestedAt: z.string(),
+  /** The attempt under way or last made, from 1: a failed refund asked again starts the next one. */
+  attempt: z.number().int().min(1),
+  /** Earlier attempts that failed for good, oldest first. */
+  failedAttempts: z.array(
+    z.object({
+      attempt: z.number().int().min(1),
+      destination: RefundRequest,
+      txHash: z.string().nullable(),
+      railReference: z.string().nullable(),
+      reason: z.string().nullable(),
+      requestedAt: z.string(),
+    }),
+  ),
 });
 export type RefundDto = z.infer<typeof RefundDto>;
 

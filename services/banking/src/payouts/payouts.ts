@@ -11,7 +11,7 @@ import {
 } from "@ramp/runtime";
 import type { Db } from "mongodb";
 import type { BankRail } from "../rails/bank-rail.ts";
-import { payWithRetries, type RetryPolicy } from "./rail-retries.ts";
+import { type FailedAsks, payWithRetries, type RetryPolicy } from "./rail-retries.ts";
 
 type PayoutStatus = "PENDING" | "COMPLETED" | "FAILED";
 
@@ -21,6 +21,9 @@ interface PayoutDoc {
   status: PayoutStatus;
   reference: string | null;
   reason: string | null;
+  /** Asks the rail failed (a timeout, a 5xx) so far and the last one's failure: PAYOUT_ATTEMPTS bounds them across restarts. */
+  railFailures?: number;
+  lastRailFailure?: string | null;
   createdAt: Date;
   outbox: OutboxEntry[];
 }
@@ -62,12 +65,28 @@ export function createPayouts(deps: {
         outbox: [],
       });
       // Just created, it is PENDING; a redelivered command reads what the first delivery got to.
-      if (!created && (await col.findOne({ _id: orderId }))?.status !== "PENDING") {
+      const found = created ? null : await col.findOne({ _id: orderId });
+      if (!created && found?.status !== "PENDING") {
         await states.flush(orderId);
         return;
       }
-      const result = await payWithRetries(deps.rail, command, deps.retry, undefined, (attempt, err) =>
-        deps.log.warn({ orderId, attempt, err: err.message }, "bank rail failed; asking again"),
+      const asks: FailedAsks = {
+        failed: found?.railFailures ?? 0,
+        lastFailure: found?.lastRailFailure ?? null,
+        record: async (failed, failure) => {
+          await states.update(orderId, "PENDING", {}, { railFailures: failed, lastRailFailure: failure });
+        },
+      };
+      if (asks.failed > 0)
+        deps.log.warn({ orderId, failed: asks.failed }, "payout resumed after a restart; counting on");
+      const result = await payWithRetries(
+        deps.rail,
+        command,
+        deps.retry,
+        undefined,
+        (attempt, err) =>
+          deps.log.warn({ orderId, attempt, err: err.message }, "bank rail failed; asking again"),
+        asks,
       );
       await states.transition({
         id: orderId,

@@ -69,6 +69,42 @@ describe("payouts asked again when the rail fails in a way that may pass", () =>
     expect(r.waits).toEqual([100, 200, 400]);
   });
 
+  it("a payout resumed after a crash goes on counting: only the asks left, each failure stored first", async () => {
+    const r = recorder();
+    const stored: Array<[number, string]> = [];
+    const asks = {
+      failed: 2,
+      lastFailure: "sandbox rail: 503 Service Unavailable",
+      record: async (failed: number, failure: string) => void stored.push([failed, failure]),
+    };
+    const answer = await payWithRetries(
+      createSandboxRail(),
+      command("o6", "7760000001"),
+      policy,
+      r.sleep,
+      r.onRetry,
+      asks,
+    );
+    expect(answer.reason).toMatch(/^Bank rail unavailable after 4 attempts: .*503/);
+    expect(r.retried).toEqual([3, 4]);
+    expect(stored.map(([n]) => n)).toEqual([3, 4]);
+    // Every ask already spent: failed at once, with the stored reason, the rail not asked again.
+    const spent = recorder();
+    const none = await payWithRetries(
+      createSandboxRail(),
+      command("o7", "0123456789"),
+      policy,
+      spent.sleep,
+      spent.onRetry,
+      { ...asks, failed: 4 },
+    );
+    expect(none).toMatchObject({
+      status: "FAILED",
+      reason: `Bank rail unavailable after 4 attempts: ${asks.lastFailure}`,
+    });
+    expect(spent.waits).toEqual([]);
+  });
+
   it("an ask that never answers is a timeout, asked again", async () => {
     let asks = 0;
     const rail = {

@@ -32,7 +32,11 @@ interface FiatDepositDoc {
   currency: Currency | null;
   fiatAmount: string;
   payerName: string;
-  /** `unmatched`: the account was closed or unknown; kept for operators, never dropped. */
+  /**
+   * `matched`: the account is one of ours (open, or closed since), and orders is told, which records a
+   * deposit to a closed account as a refundable fund; `unmatched`: no account of ours has that number
+   * (nothing says its currency or order), kept for operators, never dropped.
+   */
   status: "matched" | "unmatched";
   receivedAt: Date;
   outbox: OutboxEntry[];
@@ -115,15 +119,17 @@ export function createVirtualAccounts(deps: {
     },
 
     /**
-     * The rail's inbound path: every notified deposit is stored once (by rail reference). A deposit to an
-     * open account is announced to orders; one to a closed or unknown account is kept for operators.
+     * The rail's inbound path: every notified deposit is stored once (by rail reference). A deposit to
+     * one of our accounts is announced to orders, closed or not: to a closed one it arrived after its
+     * order moved on, and orders keeps it as a refundable fund with an exception (never lost in here).
+     * One to an unknown account is kept for operators.
      */
     async receive(
       req: { accountNumber: string; fiatAmount: string; reference: string; payerName: string },
       trace: TraceContext,
     ): Promise<void> {
       const account = await accounts.findOne({ accountNumber: req.accountNumber });
-      const matched = account?.status === "open";
+      const matched = account !== null;
       const doc: FiatDepositDoc = {
         _id: req.reference,
         ref: account?._id ?? null,
@@ -156,7 +162,12 @@ export function createVirtualAccounts(deps: {
       if (!matched)
         deps.log.warn(
           { reference: req.reference, accountNumber: req.accountNumber },
-          "fiat deposit to a closed or unknown account kept for operators",
+          "fiat deposit to an unknown account kept for operators",
+        );
+      else if (account.status === "closed")
+        deps.log.warn(
+          { reference: req.reference, ref: account._id },
+          "fiat deposit to a closed account; orders keeps it as a refundable fund",
         );
     },
 

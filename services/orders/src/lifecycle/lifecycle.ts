@@ -7,7 +7,7 @@ import {
 } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { payoutFailed, refundableFunds } from "../money/raised-here.ts";
-import { refundedFundOf } from "../money/refunds.ts";
+import { refundAttemptOf } from "../money/refunds.ts";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
 import { openBankAccountOrder } from "./bank-account-orders.ts";
@@ -63,17 +63,15 @@ export function createLifecycle(deps: LifecycleDeps) {
 
   return {
     async onTransferResult(ev: TransferResult, trace: TraceContext) {
-      const refunded = refundedFundOf(ev.requestId);
-      if (refunded === null) return onramp.onTransferResult(ev, trace);
+      if (refundAttemptOf(ev.requestId) === null) return onramp.onTransferResult(ev, trace);
       const result = { ok: ev.status === "CONFIRMED", txHash: ev.signature, reason: ev.reason };
-      await deps.refunds.onResult(refunded, result);
+      await deps.refunds.onResult(ev.requestId, result);
     },
 
     async onPayoutResult(ev: PayoutResult, trace: TraceContext) {
-      const refunded = refundedFundOf(ev.orderId);
-      if (refunded !== null) {
+      if (refundAttemptOf(ev.orderId) !== null) {
         const result = { ok: ev.status === "COMPLETED", railReference: ev.reference, reason: ev.reason };
-        return deps.refunds.onResult(refunded, result);
+        return deps.refunds.onResult(ev.orderId, result);
       }
       await offramp.onPayoutResult(ev, trace);
       if (ev.status !== "FAILED") return;

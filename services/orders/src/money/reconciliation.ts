@@ -13,7 +13,7 @@ import { type Db, ObjectId } from "mongodb";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { ReceivedFundsDoc } from "../orders/received-funds.ts";
 import type { ExceptionDoc } from "./exceptions-store.ts";
-import { REFUND_PREFIX, type RefundDoc } from "./refunds.ts";
+import { REFUND_PREFIX, type RefundDoc, refundAttemptOf } from "./refunds.ts";
 
 const BATCH = 500;
 
@@ -179,13 +179,13 @@ export function createReconciliation(deps: { db: Db; nc: NatsConnection }) {
         const knownRefunds = new Set(
           (
             await refunds
-              .find({ _id: { $in: forRefunds.map((p) => p.id.slice(REFUND_PREFIX.length)) } })
+              .find({ _id: { $in: forRefunds.map((p) => refundAttemptOf(p.id)?.fundId ?? "") } })
               .project<{ _id: string }>({ _id: 1 })
               .toArray()
-          ).map((r) => `${REFUND_PREFIX}${r._id}`),
+          ).map((r) => r._id),
         );
         for (const p of page.data)
-          if (!knownOrders.has(p.id) && !knownRefunds.has(p.id))
+          if (!knownOrders.has(p.id) && !knownRefunds.has(refundAttemptOf(p.id)?.fundId ?? ""))
             mismatches.push({
               kind: "payout-without-order",
               ref: p.id,
