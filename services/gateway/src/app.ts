@@ -45,6 +45,7 @@ import { referenceRoutes } from "./routes/reference.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { answerSecrets, webhookRoutes } from "./routes/webhooks.ts";
+import { shedOverload } from "./shed.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -103,6 +104,8 @@ export function createApp(deps: AppDeps) {
   app.onError(onError);
   app.notFound(notFoundHandler);
   app.use(requestContext(deps.log));
+  // Before anything that costs work: a refused request should cost as little as possible.
+  app.use(shedOverload({ reads: deps.config.MAX_IN_FLIGHT_READS, writes: deps.config.MAX_IN_FLIGHT_WRITES }));
   app.use(bodyLimits());
 
   const auth = apiKeyAuth(deps.keys);
