@@ -12,8 +12,9 @@
  *   BENCH_CURVE_STEP_S (5): answered/s, shed/s (429/503), p50 and p99 of the answered.
  * - What each costs in CPU: the gateway's per rate request, every service's per order (from /proc).
  *
- * `BENCH_PROFILE=gateway` runs the gateway under V8's CPU profiler (support/cpu-prof-preload.mjs: Node
- * takes no --cpu-prof in NODE_OPTIONS) and prints its self time while the rate path is driven.
+ * `BENCH_PROFILE=<service>` (gateway, orders, chain-watcher, …) runs that service under V8's CPU profiler
+ * (support/cpu-prof-preload.mjs: Node takes no --cpu-prof in NODE_OPTIONS) and prints its self time
+ * while the rate path is driven, then while offramps are.
  *
  *   pnpm exec tsx bench/external.ts
  *   BENCH_DURATION_S=3 BENCH_ORDER_DURATION_S=3 BENCH_CURVE_STEP_S=2 pnpm exec tsx bench/external.ts
@@ -36,7 +37,8 @@ const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const ORDER_DURATION_S = envNumber("BENCH_ORDER_DURATION_S", 15);
 const CURVE_STEP_S = envNumber("BENCH_CURVE_STEP_S", 5);
 const PORT = envNumber("BENCH_PORT", 9400);
-const PROFILE = process.env.BENCH_PROFILE === "gateway";
+/** A service to run under V8's CPU profiler (support/cpu-prof-preload.mjs), e.g. `gateway`. */
+const PROFILE = process.env.BENCH_PROFILE;
 let failures = 0;
 
 /** The bare Hono floor in a process of its own, as the gateway is one under `npm start`. */
@@ -62,12 +64,14 @@ async function startFloor(port: number): Promise<{ url: string; child: ChildProc
 }
 
 const floor = await startFloor(PORT + 50);
+const floorCpu = cpuMeter({ hono: floor.child.pid }, "bench");
 const honoLoad = await httpLoad({
   url: floor.url,
   headers: { "x-api-key": "rk_floor" },
   concurrency: CONCURRENCY,
   durationS: DURATION_S,
 });
+const floorShare = floorCpu.stop().processes.find((p) => p.name === "hono")?.percent;
 floor.child.kill("SIGTERM");
 failures += honoLoad.errors;
 console.log(
@@ -82,6 +86,15 @@ report({
   p99Ms: honoLoad.p99Ms,
 });
 
+if (floorShare !== undefined) {
+  report({
+    key: "hono-cpu-per-request",
+    label: "CPU per request, bare Hono process",
+    value: (floorShare * 10) / honoLoad.requestsPerSecond,
+    unit: "ms/request",
+  });
+}
+
 mkdirSync(DATA_DIR, { recursive: true });
 const dataDir = join(DATA_DIR, "bench-external");
 const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), "ramp-prof-")) : undefined;
@@ -95,7 +108,7 @@ const stack = await startStack({
     ...(profileDir
       ? {
           NODE_OPTIONS: `--import ${join(REPO_ROOT, "bench", "support", "cpu-prof-preload.mjs")}`,
-          BENCH_PROFILE_MATCH: "services/gateway/src/main.ts",
+          BENCH_PROFILE_MATCH: `services/${PROFILE}/src/main.ts`,
           BENCH_PROFILE_DIR: profileDir,
         }
       : {}),
@@ -167,9 +180,11 @@ try {
     headers: { "x-api-key": stack.apiKey, "content-type": "application/json" },
     body: JSON.stringify(npmStartBody(`bench ${ID_PLACEHOLDER}`)),
   };
+  const orderWindow = { fromUs: monotonicUs(), toUs: 0 };
   const orderCpu = cpuMeter(pids, "bench");
   const o = await httpLoad({ ...offramp, concurrency: ORDER_CONCURRENCY, durationS: ORDER_DURATION_S });
   const orderShares = orderCpu.stop();
+  orderWindow.toUs = monotonicUs();
   failures += o.errors;
   console.log(
     `POST /pub/v2/offramp (${o.generator}, ${ORDER_CONCURRENCY} connections, ${ORDER_DURATION_S} s): ${o.requestsPerSecond.toFixed(1)} orders/s, p50 ${o.p50Ms.toFixed(1)} ms, p99 ${o.p99Ms.toFixed(1)} ms, ${o.errors} errors; ${formatCpu(orderShares)}`,
@@ -210,15 +225,21 @@ try {
     });
   }
 
-  if (profileDir) {
+  if (profileDir && PROFILE) {
     await stack.stop();
-    const file = readdirSync(profileDir).find((f) => f.includes(`.${pids.gateway}.`));
+    const pid = pids[PROFILE];
+    const file = readdirSync(profileDir).find((f) => f.includes(`.${pid}.`));
     if (file) {
       const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8"));
-      console.log(
-        `gateway's CPU profile while GET /pub/v2/rate was driven:\n${formatProfile(summariseProfiles([profile], rateWindow), 25)}`,
-      );
-    } else console.log(`no profile of the gateway (pid ${pids.gateway}) in ${profileDir}`);
+      for (const [what, window] of [
+        ["GET /pub/v2/rate", rateWindow],
+        ["POST /pub/v2/offramp", orderWindow],
+      ] as const) {
+        console.log(
+          `${PROFILE}'s CPU profile while ${what} was driven:\n${formatProfile(summariseProfiles([profile], window), 25)}`,
+        );
+      }
+    } else console.log(`no profile of ${PROFILE} (pid ${pid}) in ${profileDir}`);
   }
 } finally {
   await stack.stop();

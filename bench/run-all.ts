@@ -41,10 +41,10 @@ const SCRIPTS = [
 const RUN_DEFAULTS: Record<string, Record<string, string>> = {
   "nats-floor.ts": { BENCH_DURATION_S: "5" },
   "database-floor.ts": { BENCH_DB_OPS: "200" },
-  "external.ts": { BENCH_DURATION_S: "8" },
-  "order-creation.ts": { BENCH_DURATION_S: "4", BENCH_ORDERS_COUNTED: "50" },
+  "external.ts": { BENCH_DURATION_S: "8", BENCH_CURVE_STEP_S: "4" },
+  "order-creation.ts": { BENCH_DURATION_S: "3", BENCH_ORDERS_COUNTED: "30" },
   "webhook-dispatch.ts": { BENCH_EVENTS: "1000", BENCH_SLOW_EVENTS: "32" },
-  "deposit-webhook.ts": { BENCH_DURATION_S: "5" },
+  "deposit-webhook.ts": { BENCH_DURATION_S: "4" },
 };
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** Startup of local NATS and database plus the measured time, with room; past it a script is killed. */
@@ -96,7 +96,9 @@ process.stderr.write(`bench: ${formatLoad(loadBefore)} before the run\n`);
 const runs: ScriptRun[] = [];
 for (const script of SCRIPTS) {
   process.stderr.write(`bench: ${script} (${formatLoad(machineLoad())})\n`);
+  const t0 = performance.now();
   runs.push(await runScript(script));
+  process.stderr.write(`bench: ${script} took ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
 }
 const loadAfter = machineLoad();
 

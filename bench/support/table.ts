@@ -16,7 +16,8 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "offramp-offered-2x" },
   { figure: "offramp-offered-3x" },
   // CPU per operation: what one core could sustain, whatever else loads the machine.
-  { figure: "gateway-cpu-per-rate" },
+  // Load-proof: the ratio of CPU per request is what the rate ratio would be with a core each.
+  { figure: "gateway-cpu-per-rate", floor: "hono-cpu-per-request" },
   { figure: "offramp-cpu-per-order" },
   // In-process (all services and the generator in one process): kept for CPU and counts, not rates.
   { figure: "orders-cpu-per-order" },

@@ -22,8 +22,8 @@ export const GatewayConfig = BaseConfig.extend({
    * Requests one gateway process works on at once, reads (GET) and writes apart; past them it answers
    * 503 with Retry-After instead of queueing (see shed.ts). 0 is unbounded.
    */
-  MAX_IN_FLIGHT_READS: envInt(512),
-  MAX_IN_FLIGHT_WRITES: envInt(128),
+  MAX_IN_FLIGHT_READS: envInt(256),
+  MAX_IN_FLIGHT_WRITES: envInt(64),
   /** How long an Idempotency-Key's response is kept and replayed. */
   IDEMPOTENCY_TTL_SECONDS: envInt(86_400),
   PUBLIC_BASE_URL: z.string().optional(),
