@@ -1,11 +1,11 @@
 /**
  * HTTP load against 127.0.0.1 for a fixed time, from a load generator in a process of its own: `wrk`
- * (a C generator; `apt-get install wrk`) when it is installed, else autocannon from npm (so a fresh
- * clone still runs every benchmark). Either way it stops by itself after `durationS`, and the process
- * under load never shares its event loop with the generator.
+ * (a C generator; `apt-get install wrk`) when it is installed, else autocannon from npm
+ * (support/autocannon-main.ts), so a fresh clone still runs every benchmark. Either way it stops by
+ * itself after `durationS`, and the process under load never shares its event loop with the generator.
  *
  * A body may hold `[<id>]`: each request gets it replaced by an id of its own (a wrk Lua script, or
- * autocannon's `--idReplacement`), so no two requests carry the same body.
+ * autocannon's setupRequest), so no two requests carry the same body.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -135,8 +135,7 @@ async function wrkLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
   }
 }
 
-const AUTOCANNON = join(REPO_ROOT, "bench", "node_modules", ".bin", "autocannon");
-
+/** The fields of autocannon's result this reads. */
 interface AutocannonJson {
   duration: number;
   "2xx": number;
@@ -147,21 +146,11 @@ interface AutocannonJson {
 }
 
 async function autocannonLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
-  const args = [
-    "--json",
-    "-c",
-    String(opts.concurrency),
-    "-d",
-    String(opts.durationS),
-    "-t",
-    "10",
-    "-m",
-    opts.method ?? "GET",
-    ...Object.entries(opts.headers ?? {}).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
-    ...(opts.body === undefined ? [] : ["-b", opts.body, "-I"]),
-    opts.url,
-  ];
-  const output = await runGenerator(AUTOCANNON, args, opts.durationS);
+  const output = await runGenerator(
+    process.execPath,
+    ["--import", "tsx", join(REPO_ROOT, "bench", "support", "autocannon-main.ts"), JSON.stringify(opts)],
+    opts.durationS,
+  );
   const line = output.split("\n").find((l) => l.startsWith("{"));
   if (!line) throw new Error(`autocannon printed no result: ${output}`);
   const r = JSON.parse(line) as AutocannonJson;
