@@ -33,7 +33,7 @@ const LAYERS = {
     ],
     [
       "http",
-      "(env|errors|validate|register|rate-limit|rate-limit-store)\\.ts$|[a-z-]+/middleware\\.ts$|auth/console\\.ts$",
+      "(env|errors|validate|register|rate-limit|rate-limit-store|shed)\\.ts$|[a-z-]+/middleware\\.ts$|auth/console\\.ts$",
     ],
     ["routes", "routes/"],
     ["boot", "(app|service|main|index)\\.ts$"],

@@ -1,4 +1,5 @@
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT } from "../../e2e/support/tokens.ts";
+import { SANDBOX_OFFRAMP } from "../../scripts/launcher/sandbox-example.ts";
 
 export type OrderKind = "offramp" | "onramp";
 
@@ -14,3 +15,6 @@ export const ORDER_BODIES: Record<OrderKind, Record<string, unknown>> = {
   },
   onramp: { currency: "NGN", chain: "ETHEREUM", mint: ETH_USDC, recipient: EVM_RECIPIENT, amount: 5 },
 };
+
+/** The offramp `npm start`'s banner prints (its sandbox chains as configured), `description` set. */
+export const npmStartBody = (description: string) => ({ ...SANDBOX_OFFRAMP, description });

@@ -5,31 +5,35 @@ import type { BenchFigure } from "./report.ts";
  * A count (writes per order, say) has no floor: it is read as it is.
  */
 const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
+  // From outside: npm start's processes, a load generator of its own (bench/external.ts).
   { figure: "gateway-rates", floor: "hono-floor" },
   // Its p99 is the figure: the latency at half the rate the gateway sustained.
   { figure: "gateway-rates-half-load" },
-  { figure: "pricing-rpc", floor: "nats-floor" },
-  // Above 100 %: deliveries are no longer bound by what the database can write.
-  { figure: "webhook-deliveries", floor: "db-insert-parallel" },
-  { figure: "webhook-db-writes" },
-  // The share of its throughput one endpoint keeps while another takes 5 s to answer.
-  { figure: "webhook-deliveries-beside-slow", floor: "webhook-deliveries" },
-  // What matching and decoding cost on top of fetching the same logs from the node.
-  { figure: "evm-transfer-logs", floor: "evm-getlogs-floor" },
   // Each order writes a few documents across the services: several inserts' worth of the database.
-  { figure: "orders-created", floor: "orders-db-insert-floor" },
+  { figure: "offramps-external", floor: "orders-db-insert-floor" },
+  // Past capacity: answered/s at fixed offered rates, the shed rate in the label, p99 of the answered.
+  { figure: "offramp-offered-1x" },
+  { figure: "offramp-offered-2x" },
+  { figure: "offramp-offered-3x" },
+  // CPU per operation: what one core could sustain, whatever else loads the machine.
+  // Load-proof: the ratio of CPU per request is what the rate ratio would be with a core each.
+  { figure: "gateway-cpu-per-rate", floor: "hono-cpu-per-request" },
+  { figure: "offramp-cpu-per-order" },
+  // In-process (all services and the generator in one process): kept for CPU and counts, not rates.
+  { figure: "orders-cpu-per-order" },
+  { figure: "webhook-cpu-per-delivery" },
   { figure: "offramp-db-writes" },
   { figure: "onramp-db-writes" },
   { figure: "offramp-db-writes-keyed" },
   { figure: "onramp-db-writes-keyed" },
-  // CPU time per order of every service together: what one core could sustain, whatever loads the machine.
-  { figure: "orders-cpu-per-order" },
+  { figure: "webhook-db-writes" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
   { figure: "deposit-db-writes" },
-  // Scale-out: two processes of each service on the path against one, same run (200 % is perfect).
-  { figure: "replicas-rate-2", floor: "replicas-rate-1" },
-  { figure: "replicas-offramp-2", floor: "replicas-offramp-1" },
+  // The floors themselves, for reading the rows above.
+  { figure: "nats-floor" },
+  { figure: "db-insert-serial" },
+  { figure: "db-insert-parallel" },
 ];
 
 export interface BenchRow {
@@ -46,7 +50,9 @@ export interface BenchTable {
 
 const fmt = (f: BenchFigure | undefined) => {
   if (!f || !Number.isFinite(f.value)) return "—";
-  const latency = f.p99Ms !== undefined && Number.isFinite(f.p99Ms) ? `, p99 ${f.p99Ms.toFixed(1)} ms` : "";
+  const p50 = f.p50Ms !== undefined && Number.isFinite(f.p50Ms) ? `, p50 ${f.p50Ms.toFixed(1)} ms` : "";
+  const latency =
+    f.p99Ms !== undefined && Number.isFinite(f.p99Ms) ? `${p50}, p99 ${f.p99Ms.toFixed(1)} ms` : "";
   // Counts per order are small and their fractions matter (3.01 is not 3).
   const value = f.value < 100 ? f.value.toFixed(2) : Math.round(f.value).toLocaleString("en-US");
   return `${value} ${f.unit}${latency}`;

@@ -45,3 +45,18 @@ export function lazyChild(log: Logger, bindings: () => Record<string, unknown>):
     return child;
   };
 }
+
+/**
+ * `lazyChild` where a Logger itself is expected (a request's context, handed to handlers that mostly
+ * never log): the child is made when the logger is first touched, not when the request starts.
+ */
+export function lazyLogger(log: Logger, bindings: () => Record<string, unknown>): Logger {
+  const child = lazyChild(log, bindings);
+  return new Proxy(log, {
+    get(_parent, prop) {
+      const real = child();
+      const value: unknown = Reflect.get(real, prop, real);
+      return typeof value === "function" ? value.bind(real) : value;
+    },
+  });
+}

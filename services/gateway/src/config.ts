@@ -18,6 +18,12 @@ export const GatewayConfig = BaseConfig.extend({
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must be at least 16 characters"),
   RATE_LIMIT_PER_SECOND: envInt(50),
   RATE_LIMIT_BURST: envInt(100),
+  /**
+   * Requests one gateway process works on at once, reads (GET) and writes apart; past them it answers
+   * 503 with Retry-After instead of queueing (see shed.ts). 0 is unbounded.
+   */
+  MAX_IN_FLIGHT_READS: envInt(256),
+  MAX_IN_FLIGHT_WRITES: envInt(64),
   /** How long an Idempotency-Key's response is kept and replayed. */
   IDEMPOTENCY_TTL_SECONDS: envInt(86_400),
   PUBLIC_BASE_URL: z.string().optional(),

@@ -43,6 +43,8 @@ export interface ConsoleGateway {
   profiles: unknown[];
   /** NATS and database settings a real service started beside the gateway needs. */
   envFor(service: "pricing" | "webhook-dispatcher"): Record<string, string>;
+  /** A connection as `service`, for a stand-in of the test's own (closed by `stop`). */
+  connectAs(service: "pricing" | "orders"): Promise<NatsConnection>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,8 @@ export async function startConsoleGateway(opts: {
   name: string;
   realDispatcher?: boolean;
   realPricing?: boolean;
+  /** Gateway settings beside the test defaults (its bounds, say). */
+  gatewayEnv?: Record<string, string>;
 }): Promise<ConsoleGateway> {
   const log = createLogger("gateway-test", "silent");
   const nats: TestNats = await startTestNats(inject("natsBin"), inject("testDataDir"));
@@ -65,6 +69,7 @@ export async function startConsoleGateway(opts: {
     CONSOLE_SECRET_KEY: "5e".repeat(32),
     RAMP_SANDBOX: String(opts.sandbox),
     LOG_LEVEL: "silent",
+    ...opts.gatewayEnv,
   });
   const clock = { now: Date.now() };
   const now = () => clock.now;
@@ -100,6 +105,7 @@ export async function startConsoleGateway(opts: {
   /** The pricing stand-in's fees, as its profiles.get answers them. */
   const fees = new Map<string, number>();
   const stoppers: Stoppable[] = [idempotency, rates, feed];
+  const extra: NatsConnection[] = [];
   if (!opts.realPricing) {
     stoppers.push(
       serveRpc(pricing, Rpc.profileSet, "pricing", log, async (req) => {
@@ -166,9 +172,15 @@ export async function startConsoleGateway(opts: {
       MONGODB_DATABASE: `${db.databaseName}_${service}`,
       LOG_LEVEL: "silent",
     }),
+    async connectAs(service) {
+      const conn = await nats.connectAs(service);
+      extra.push(conn);
+      return conn;
+    },
     async stop() {
       for (const s of stoppers) await s.stop();
       await Promise.all([
+        ...extra.map((c) => c.close()),
         nc.close(),
         pricing.close(),
         dispatcher.close(),

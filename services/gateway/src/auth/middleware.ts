@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { AppError, forbidden } from "@ramp/contracts";
+import { lazyLogger } from "@ramp/runtime";
 import { createMiddleware } from "hono/factory";
 import type { GatewayEnv } from "../env.ts";
 import type { KeyStore } from "./api-keys.ts";
@@ -16,7 +17,10 @@ export function apiKeyAuth(store: KeyStore) {
     c.set("caller", caller);
     // `c.get`, not `c.var`: Hono builds a fresh object of every variable on each `c.var` read.
     c.set("trace", { ...c.get("trace"), businessId: caller.businessId });
-    c.set("log", c.get("log").child({ businessId: caller.businessId }));
+    c.set(
+      "log",
+      lazyLogger(c.get("log"), () => ({ businessId: caller.businessId })),
+    );
     await next();
   });
 }

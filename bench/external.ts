@@ -1,0 +1,248 @@
+/**
+ * The HTTP figures as a user or a load-testing tool sees them: the stack started exactly as `npm start`
+ * starts it (every service its own process, on BENCH_PORT, data in .data/bench-external of this
+ * checkout), driven by a load generator in a process of its own (wrk, else autocannon: see
+ * support/http-load.ts), beside the same run's bare Hono floor, also a process of its own.
+ *
+ * - `GET /pub/v2/rate`, BENCH_CONCURRENCY (32) connections, BENCH_DURATION_S; then at a fixed half of
+ *   that rate (latency from each request's due time, a fixed-rate generator in its own process).
+ * - `POST /pub/v2/offramp`, BENCH_ORDER_CONCURRENCY (16) connections, BENCH_ORDER_DURATION_S (15), each
+ *   body unique (its `description`).
+ * - The overload curve of order creation: fixed rates of 1×, 2× and 3× what it just sustained, each
+ *   BENCH_CURVE_STEP_S (5): answered/s, shed/s (429/503), p50 and p99 of the answered.
+ * - What each costs in CPU: the gateway's per rate request, every service's per order (from /proc).
+ *
+ * `BENCH_PROFILE=<service>` (gateway, orders, chain-watcher, …) runs that service under V8's CPU profiler
+ * (support/cpu-prof-preload.mjs: Node takes no --cpu-prof in NODE_OPTIONS) and prints its self time
+ * while the rate path is driven, then while offramps are.
+ *
+ *   pnpm exec tsx bench/external.ts
+ *   BENCH_DURATION_S=3 BENCH_ORDER_DURATION_S=3 BENCH_CURVE_STEP_S=2 pnpm exec tsx bench/external.ts
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DATA_DIR, REPO_ROOT } from "@ramp/devinfra";
+import { formatProfile, monotonicUs, summariseProfiles } from "./support/cpu-profile.ts";
+import { httpAtRate, httpLoad, ID_PLACEHOLDER } from "./support/http-load.ts";
+import { servicePids, startStack } from "./support/npm-start.ts";
+import { npmStartBody } from "./support/order-bodies.ts";
+import { cpuMeter, formatCpu } from "./support/process-cpu.ts";
+import { envNumber, report } from "./support/report.ts";
+
+const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
+const ORDER_CONCURRENCY = envNumber("BENCH_ORDER_CONCURRENCY", 16);
+const DURATION_S = envNumber("BENCH_DURATION_S", 10);
+const ORDER_DURATION_S = envNumber("BENCH_ORDER_DURATION_S", 15);
+const CURVE_STEP_S = envNumber("BENCH_CURVE_STEP_S", 5);
+const PORT = envNumber("BENCH_PORT", 9400);
+/** A service to run under V8's CPU profiler (support/cpu-prof-preload.mjs), e.g. `gateway`. */
+const PROFILE = process.env.BENCH_PROFILE;
+let failures = 0;
+
+/** The bare Hono floor in a process of its own, as the gateway is one under `npm start`. */
+async function startFloor(port: number): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(REPO_ROOT, "bench", "support", "hono-floor-main.ts")],
+    {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`the Hono floor exited ${code}`)));
+  });
+  return { url, child };
+}
+
+const floor = await startFloor(PORT + 50);
+const floorCpu = cpuMeter({ hono: floor.child.pid }, "bench");
+const honoLoad = await httpLoad({
+  url: floor.url,
+  headers: { "x-api-key": "rk_floor" },
+  concurrency: CONCURRENCY,
+  durationS: DURATION_S,
+});
+const floorShare = floorCpu.stop().processes.find((p) => p.name === "hono")?.percent;
+floor.child.kill("SIGTERM");
+failures += honoLoad.errors;
+console.log(
+  `bare Hono, own process (${honoLoad.generator}, ${CONCURRENCY} connections): ${honoLoad.requestsPerSecond.toFixed(0)} req/s, p50 ${honoLoad.p50Ms.toFixed(2)} ms, p99 ${honoLoad.p99Ms.toFixed(2)} ms, ${honoLoad.errors} errors`,
+);
+report({
+  key: "hono-floor",
+  label: `bare Hono, static rate JSON, own process (${honoLoad.generator})`,
+  value: honoLoad.requestsPerSecond,
+  unit: "req/s",
+  p50Ms: honoLoad.p50Ms,
+  p99Ms: honoLoad.p99Ms,
+});
+
+if (floorShare !== undefined) {
+  report({
+    key: "hono-cpu-per-request",
+    label: "CPU per request, bare Hono process",
+    value: (floorShare * 10) / honoLoad.requestsPerSecond,
+    unit: "ms/request",
+  });
+}
+
+mkdirSync(DATA_DIR, { recursive: true });
+const dataDir = join(DATA_DIR, "bench-external");
+const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), "ramp-prof-")) : undefined;
+const stack = await startStack({
+  port: PORT,
+  healthPort: PORT + 10,
+  dataDir,
+  env: {
+    // Measures the system, not the per-key limiter.
+    RATE_LIMIT_PER_SECOND: "0",
+    ...(profileDir
+      ? {
+          NODE_OPTIONS: `--import ${join(REPO_ROOT, "bench", "support", "cpu-prof-preload.mjs")}`,
+          BENCH_PROFILE_MATCH: `services/${PROFILE}/src/main.ts`,
+          BENCH_PROFILE_DIR: profileDir,
+        }
+      : {}),
+  },
+});
+// The launcher relays every service's log lines, so its CPU is part of what a request costs here.
+const pids: Record<string, number> = { ...servicePids(stack.pid), launcher: stack.pid };
+const NOT_SERVICES = new Set(["launcher", "nats-server", "ferretdb", "bench"]);
+console.log(`npm start on ${stack.gatewayUrl}: ${Object.keys(pids).join(", ")}`);
+
+try {
+  const rate = {
+    url: `${stack.gatewayUrl}/pub/v2/rate?currency=NGN`,
+    headers: { "x-api-key": stack.apiKey },
+  };
+  // JIT, connection pools and the gateway's copy of the rate warm before anything is counted.
+  await httpLoad({ ...rate, concurrency: CONCURRENCY, durationS: Math.min(2, DURATION_S) });
+
+  const rateWindow = { fromUs: monotonicUs(), toUs: 0 };
+  const rateCpu = cpuMeter(pids, "bench");
+  const r = await httpLoad({ ...rate, concurrency: CONCURRENCY, durationS: DURATION_S });
+  const rateShares = rateCpu.stop();
+  rateWindow.toUs = monotonicUs();
+  failures += r.errors;
+  console.log(
+    `GET /pub/v2/rate (${r.generator}, ${CONCURRENCY} connections): ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.errors} errors; ${formatCpu(rateShares)}`,
+  );
+  report({
+    key: "gateway-rates",
+    label: `GET /pub/v2/rate, npm start processes (${r.generator}, c=${CONCURRENCY})`,
+    value: r.requestsPerSecond,
+    unit: "req/s",
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+  });
+  const gatewayShare = rateShares.processes.find((p) => p.name === "gateway")?.percent;
+  if (gatewayShare !== undefined) {
+    report({
+      key: "gateway-cpu-per-rate",
+      label: "CPU per GET /pub/v2/rate, gateway process",
+      value: (gatewayShare * 10) / r.requestsPerSecond,
+      unit: "ms/request",
+    });
+  }
+
+  const halfRate = Math.max(1, Math.round(r.requestsPerSecond / 2));
+  const half = await httpAtRate({
+    ...rate,
+    concurrency: CONCURRENCY,
+    durationS: DURATION_S,
+    perSecond: halfRate,
+  });
+  failures += half.errors;
+  console.log(
+    `GET /pub/v2/rate at a fixed ${halfRate} req/s: ${half.perSecond.toFixed(0)} answered/s, p50 ${half.p50Ms.toFixed(2)} ms, p99 ${half.p99Ms.toFixed(2)} ms, ${half.errors} errors`,
+  );
+  report({
+    key: "gateway-rates-half-load",
+    label: `GET /pub/v2/rate at a fixed half of that rate, ${halfRate} req/s (fixed-rate process)`,
+    value: half.perSecond,
+    unit: "req/s",
+    p50Ms: half.p50Ms,
+    p99Ms: half.p99Ms,
+  });
+
+  const offramp = {
+    url: `${stack.gatewayUrl}/pub/v2/offramp`,
+    method: "POST" as const,
+    headers: { "x-api-key": stack.apiKey, "content-type": "application/json" },
+    body: JSON.stringify(npmStartBody(`bench ${ID_PLACEHOLDER}`)),
+  };
+  const orderWindow = { fromUs: monotonicUs(), toUs: 0 };
+  const orderCpu = cpuMeter(pids, "bench");
+  const o = await httpLoad({ ...offramp, concurrency: ORDER_CONCURRENCY, durationS: ORDER_DURATION_S });
+  const orderShares = orderCpu.stop();
+  orderWindow.toUs = monotonicUs();
+  failures += o.errors;
+  console.log(
+    `POST /pub/v2/offramp (${o.generator}, ${ORDER_CONCURRENCY} connections, ${ORDER_DURATION_S} s): ${o.requestsPerSecond.toFixed(1)} orders/s, p50 ${o.p50Ms.toFixed(1)} ms, p99 ${o.p99Ms.toFixed(1)} ms, ${o.errors} errors; ${formatCpu(orderShares)}`,
+  );
+  report({
+    key: "offramps-external",
+    label: `POST /pub/v2/offramp, npm start processes (${o.generator}, c=${ORDER_CONCURRENCY}, ${ORDER_DURATION_S} s)`,
+    value: o.requestsPerSecond,
+    unit: "orders/s",
+    p50Ms: o.p50Ms,
+    p99Ms: o.p99Ms,
+  });
+  const servicesShare = orderShares.processes
+    .filter((p) => !NOT_SERVICES.has(p.name))
+    .reduce((sum, p) => sum + p.percent, 0);
+  report({
+    key: "offramp-cpu-per-order",
+    label: "CPU per POST /pub/v2/offramp, the six service processes together",
+    value: (servicesShare * 10) / o.requestsPerSecond,
+    unit: "ms/order",
+  });
+
+  // Past capacity: what is answered, what is refused, and how long the answered wait.
+  const sustained = Math.max(1, o.requestsPerSecond);
+  for (const times of [1, 2, 3]) {
+    const offered = Math.round(sustained * times);
+    const c = await httpAtRate({ ...offramp, concurrency: 512, durationS: CURVE_STEP_S, perSecond: offered });
+    console.log(
+      `POST /pub/v2/offramp offered ${offered}/s (${times}× sustained): answered ${c.perSecond.toFixed(1)}/s, shed ${c.shedPerSecond.toFixed(1)}/s, p50 ${c.p50Ms.toFixed(1)} ms, p99 ${c.p99Ms.toFixed(1)} ms, ${c.errors} other failures`,
+    );
+    report({
+      key: `offramp-offered-${times}x`,
+      label: `POST /pub/v2/offramp offered at a fixed ${offered}/s (${times}× sustained): shed ${c.shedPerSecond.toFixed(1)}/s, other failures ${c.errors}`,
+      value: c.perSecond,
+      unit: "answered/s",
+      p50Ms: c.p50Ms,
+      p99Ms: c.p99Ms,
+    });
+  }
+
+  if (profileDir && PROFILE) {
+    await stack.stop();
+    const pid = pids[PROFILE];
+    const file = readdirSync(profileDir).find((f) => f.includes(`.${pid}.`));
+    if (file) {
+      const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8"));
+      for (const [what, window] of [
+        ["GET /pub/v2/rate", rateWindow],
+        ["POST /pub/v2/offramp", orderWindow],
+      ] as const) {
+        console.log(
+          `${PROFILE}'s CPU profile while ${what} was driven:\n${formatProfile(summariseProfiles([profile], window), 25)}`,
+        );
+      }
+    } else console.log(`no profile of ${PROFILE} (pid ${pid}) in ${profileDir}`);
+  }
+} finally {
+  await stack.stop();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+}
+process.exit(failures > 0 ? 1 : 0);
