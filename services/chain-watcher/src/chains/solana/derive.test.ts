@@ -1,5 +1,5 @@
 import { createHmac, createPrivateKey, createPublicKey, pbkdf2Sync } from "node:crypto";
-import { PublicKey } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import {
   deriveSolanaAddress,
@@ -12,9 +12,10 @@ import {
 const MNEMONIC = "test test test test test test test test test test test junk";
 
 /**
- * A second SLIP-0010 ed25519 implementation on node:crypto only (BIP-39 PBKDF2, HMAC-SHA512 chain,
- * ed25519 public key from the PKCS#8-wrapped seed), so the production path through @scure/bip39 and
- * micro-key-producer is checked against code that shares nothing with it.
+ * A second BIP-39 + SLIP-0010 implementation written out from the specifications (PBKDF2, the HMAC-SHA512
+ * chain, the public key from the PKCS#8-wrapped seed), so the production path through @scure/bip39 and
+ * shared/slip10-ed25519.ts is checked against the specifications as well as against micro-key-producer
+ * (in that file's own test).
  */
 function independentSolanaAddress(mnemonic: string, path: string): string {
   const seed = pbkdf2Sync(mnemonic.normalize("NFKD"), "mnemonic", 2048, 64, "sha512");
@@ -64,6 +65,8 @@ describe("solana derivation", () => {
     const kp = deriveSolanaKeypair(MNEMONIC, 5);
     expect(kp.publicKey.toBase58()).toBe(deriveSolanaAddress(MNEMONIC, 5));
     expect(deriveSolanaKeypair(MNEMONIC, 5).secretKey).toEqual(kp.secretKey);
+    // The natively computed public half is the one web3.js derives from the seed half.
+    expect(Keypair.fromSeed(kp.secretKey.subarray(0, 32)).secretKey).toEqual(kp.secretKey);
   });
 
   it("keeps the treasury off every deposit path", () => {

@@ -1,6 +1,6 @@
-import { Keypair } from "@solana/web3.js";
-import { HDKey } from "micro-key-producer/slip10.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import { seedFromMnemonic } from "../shared/seed.ts";
+import { slip10Ed25519 } from "../shared/slip10-ed25519.ts";
 
 /**
  * Solana keys: BIP-39 seed → SLIP-0010 ed25519, all levels hardened (ed25519 has no public derivation).
@@ -24,7 +24,10 @@ function checkIndex(index: number): number {
 }
 
 export function solanaKeypairAt(seed: Uint8Array, path: string): Keypair {
-  return Keypair.fromSeed(HDKey.fromMasterSeed(seed).derive(path).privateKey);
+  const { privateKey, publicKey } = slip10Ed25519(seed, path);
+  // The public key is native and checked against the seed's derivation in tests; web3.js would
+  // recompute it in JavaScript to validate.
+  return Keypair.fromSecretKey(Buffer.concat([privateKey, publicKey]), { skipValidation: true });
 }
 
 export function deriveSolanaKeypairFromSeed(seed: Uint8Array, index: number): Keypair {
@@ -37,7 +40,7 @@ export function deriveSolanaKeypair(mnemonic: string, index: number): Keypair {
 
 /** Base58 public key of deposit index `index` of a BIP-39 seed. */
 export function solanaAddressFromSeed(seed: Uint8Array, index: number): string {
-  return deriveSolanaKeypairFromSeed(seed, index).publicKey.toBase58();
+  return new PublicKey(slip10Ed25519(seed, solanaDepositPath(index)).publicKey).toBase58();
 }
 
 /** Base58 public key of deposit index `index`. */

@@ -1,5 +1,6 @@
 import { normalizeAddress } from "@ramp/contracts";
 import { Address } from "@ton/core";
+import { keyPairFromSeed } from "@ton/crypto";
 import { describe, expect, it } from "vitest";
 import { deriveTonAddress, deriveTonTreasuryWallet, deriveTonWallet, tonDepositPath } from "./derive.ts";
 
@@ -40,6 +41,8 @@ describe("ton derivation", () => {
     expect(wallet.publicKey.equals(keyPair.publicKey)).toBe(true);
     expect(wallet.address.toRawString()).toBe(deriveTonAddress(MNEMONIC, 9));
     expect(wallet.address.workChain).toBe(0);
+    // The natively derived key pair is the one @ton/crypto makes from the same seed.
+    expect(keyPairFromSeed(keyPair.secretKey.subarray(0, 32))).toEqual(keyPair);
   });
 
   it("keeps the treasury apart from deposit keys", () => {

@@ -1,8 +1,8 @@
-import { type KeyPair, keyPairFromSeed } from "@ton/crypto";
+import type { KeyPair } from "@ton/crypto";
 import { WalletContractV4 } from "@ton/ton";
-import { HDKey } from "micro-key-producer/slip10.js";
 // BIP-39 seeding is chain-agnostic; it lives beside the Solana derivation to keep one copy.
 import { seedFromMnemonic } from "../shared/seed.ts";
+import { slip10Ed25519 } from "../shared/slip10-ed25519.ts";
 
 /**
  * TON keys come from the same BIP-39 mnemonic as Solana (not TON's own 24-word scheme), through
@@ -32,7 +32,9 @@ export interface TonDerivedWallet {
 }
 
 export function tonWalletAt(seed: Uint8Array, path: string): TonDerivedWallet {
-  const keyPair = keyPairFromSeed(Buffer.from(HDKey.fromMasterSeed(seed).derive(path).privateKey));
+  const { privateKey, publicKey } = slip10Ed25519(seed, path);
+  // @ton/crypto's secret key is tweetnacl's: the 32-byte seed followed by the public key.
+  const keyPair: KeyPair = { publicKey, secretKey: Buffer.concat([privateKey, publicKey]) };
   return {
     keyPair,
     wallet: WalletContractV4.create({ workchain: TON_WORKCHAIN, publicKey: keyPair.publicKey }),
