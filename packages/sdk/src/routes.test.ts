@@ -99,6 +99,11 @@ describe("the console client's requests", () => {
     await c.keys.revoke(id);
     await c.keys.revealSecret(id, "pw");
     await c.keys.rotateSecret(id, 1);
+    await c.keys.setWebhooks(id, { rampWebhookURL: "https://example.com/hook" });
+    await c.keys.testWebhook(id);
+    await c.bankAccounts.list();
+    await c.bankAccounts.create({ bankCode: "000013", accountNumber: "0123456789" });
+    await c.payments.list();
     await c.webhooks.deliveries();
     await c.webhooks.redeliver(id);
     await c.transactions.list({ q: id });
