@@ -127,7 +127,11 @@ export async function bootService<C extends BaseConfig>(
   };
   let health: Server | undefined;
   if (config.HEALTH_PORT > 0) health = await startHealthServer(config.HEALTH_PORT, ready);
-  log.info({ health: config.HEALTH_PORT || undefined }, "service started");
+  // The launcher (npm start) waits for this line, so it is written at LOG_LEVEL=warn or error too;
+  // only "silent" (tests running services in-process) keeps it back.
+  const lifecycle =
+    log.isLevelEnabled("info") || log.level === "silent" ? log : log.child({}, { level: "info" });
+  lifecycle.info({ health: config.HEALTH_PORT || undefined }, "service started");
   return {
     deps,
     ready,
