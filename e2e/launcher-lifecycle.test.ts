@@ -99,9 +99,8 @@ describe("npm start across restarts and signals", () => {
     }
   }, 60_000);
 
-  it("prints its banner only once every process of every service has started (RAMP_REPLICAS=2, LOG_LEVEL=warn); stops on SIGKILL of the main pid", async () => {
-    // At warn the services still say they started: the launcher's readiness does not hang on the log level.
-    const r = await launch({ RAMP_REPLICAS: "2", LOG_LEVEL: "warn" }, { via: "bootstrap" });
+  it("prints its banner only once every process of every service has started (RAMP_REPLICAS=2); stops on SIGKILL of the main pid", async () => {
+    const r = await launch({ RAMP_REPLICAS: "2" }, { via: "bootstrap" });
     const key = await bannerLine(r, "Sandbox key");
     const beforeBanner = r.stdout().slice(0, r.stdout().indexOf("Ramp is running"));
     const started = beforeBanner.split("\n").filter((l) => l.includes('"msg":"service started"'));

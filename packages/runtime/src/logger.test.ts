@@ -1,10 +1,10 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { lazyLogger } from "./logger.ts";
+import { lazyLogger, lifecycleLogger } from "./logger.ts";
 
 /** A pino logger writing its lines into `lines`, parsed. */
-function capture() {
+function capture(level = "info") {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -12,7 +12,7 @@ function capture() {
       done();
     },
   });
-  return { log: pino({ level: "info" }, sink), lines };
+  return { log: pino({ level }, sink), lines };
 }
 
 describe("lazyLogger", () => {
@@ -34,5 +34,30 @@ describe("lazyLogger", () => {
       { requestId: "r1", msg: "plain", level: 40 },
     ]);
     expect(lines[1]).not.toHaveProperty("businessId");
+  });
+});
+
+describe("lifecycleLogger", () => {
+  it("writes the lines the launcher waits for at warn and error too, and nothing when silent", async () => {
+    for (const [level, expected] of [
+      ["info", 1],
+      ["warn", 1],
+      ["error", 1],
+      ["silent", 0],
+    ] as const) {
+      const { log, lines } = capture(level);
+      lifecycleLogger(log).info("service started");
+      log.info("an ordinary line");
+      await new Promise((r) => setImmediate(r));
+      expect(
+        lines.filter((l) => l.msg === "service started"),
+        level,
+      ).toHaveLength(expected);
+      // Everything else keeps the configured level.
+      expect(
+        lines.filter((l) => l.msg === "an ordinary line"),
+        level,
+      ).toHaveLength(level === "info" ? 1 : 0);
+    }
   });
 });

@@ -60,3 +60,12 @@ export function lazyLogger(log: Logger, bindings: () => Record<string, unknown>)
     },
   });
 }
+
+/**
+ * The logger for lifecycle lines the launcher (npm start) waits for, such as "service started": at
+ * least as verbose as info, so LOG_LEVEL=warn or error does not hide them. Only "silent" (services run
+ * inside a test process) keeps them back.
+ */
+export function lifecycleLogger(log: Logger): Logger {
+  return log.isLevelEnabled("info") || log.level === "silent" ? log : log.child({}, { level: "info" });
+}

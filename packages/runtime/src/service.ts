@@ -7,7 +7,7 @@ import { type Claims, createClaims, createServiceClaims } from "./claims.ts";
 import type { BaseConfig } from "./config.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
-import { createLogger, type Logger } from "./logger.ts";
+import { createLogger, type Logger, lifecycleLogger } from "./logger.ts";
 import { bindSigning, messageSigningFor } from "./message-signing.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
@@ -127,11 +127,7 @@ export async function bootService<C extends BaseConfig>(
   };
   let health: Server | undefined;
   if (config.HEALTH_PORT > 0) health = await startHealthServer(config.HEALTH_PORT, ready);
-  // The launcher (npm start) waits for this line, so it is written at LOG_LEVEL=warn or error too;
-  // only "silent" (tests running services in-process) keeps it back.
-  const lifecycle =
-    log.isLevelEnabled("info") || log.level === "silent" ? log : log.child({}, { level: "info" });
-  lifecycle.info({ health: config.HEALTH_PORT || undefined }, "service started");
+  lifecycleLogger(log).info({ health: config.HEALTH_PORT || undefined }, "service started");
   return {
     deps,
     ready,
