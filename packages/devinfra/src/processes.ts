@@ -19,16 +19,34 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Ports handed to a child that binds them later are picked below the kernel's ephemeral range
+ * (32768–60999 here and on most Linux): a port from `listen(0)` is free when asked, but any outbound
+ * connection (a Mongo pool, a NATS client) may take it as its local port before the child binds it, and
+ * a service killed and restarted must find its old port again. Random picks keep two test workers apart.
+ */
+const PICK_FROM = 20_000;
+const PICK_TO = 32_000;
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM));
+    if (handedOut.has(port)) continue;
+    if ((await canBind(port, "0.0.0.0")) && (await canBind(port, "127.0.0.1"))) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${PICK_FROM} and ${PICK_TO} after 50 tries`);
+}
+
+function canBind(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once("error", () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
   });
 }
 
