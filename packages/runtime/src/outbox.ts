@@ -56,6 +56,15 @@ export class OutboxStuck extends Error {
   override name = "OutboxStuck";
 }
 
+/**
+ * Set (to true) on a document in the same write that queues entries in its outbox, and unset once the
+ * outbox is empty: the sweep finds pending work by this equality alone, which MongoDB and
+ * FerretDB both answer from an index, instead of a condition on `outbox.0.at` that FerretDB evaluates
+ * by reading every document ever stored. Written only where entries are queued, and cleared by the write
+ * that removes the last of them (or by a sweep), so it costs no write of its own.
+ */
+export const OUTBOX_PENDING = "outboxPending";
+
 export interface FlushOptions {
   /** Only entries queued by then (a sweep leaves younger ones to their writer). */
   queuedBefore?: Date;
@@ -110,6 +119,22 @@ export async function flushOutbox<T extends Document & WithOutbox>(
   }
   if (published.length > 0)
     await guard(async () => {
+      // Everything it held was sent: the same write unsets the sweep's flag, which the sweep would
+      // otherwise clear with one more write of its own. Only while the outbox holds exactly these
+      // entries (one queued meanwhile keeps the flag, for the sweep to find if its writer dies).
+      // Entries are appended and removed only as a published prefix, so an outbox of this size that
+      // still starts with the first of them holds exactly them.
+      if (published.length === all.length) {
+        const emptied = await collection.updateOne(
+          {
+            _id: id,
+            outbox: { $size: published.length },
+            "outbox.0.msgId": published[0]?.msgId,
+          } as Filter<T>,
+          { $pullAll: { outbox: published }, $unset: { [OUTBOX_PENDING]: "" } } as never,
+        );
+        if (emptied.modifiedCount === 1) return;
+      }
       const pulled = await collection.updateOne(byId, { $pullAll: { outbox: published } } as never);
       if (pulled.modifiedCount === 1) return;
       // Nothing removed: another flush (a sweep) got there first, or the removal did not match.
@@ -156,15 +181,6 @@ export type SweepFlush<T extends Document & WithOutbox> = (
   id: T["_id"],
   queuedBefore: Date,
 ) => Promise<number>;
-
-/**
- * Set (to true) on a document in the same write that queues entries in its outbox, and unset by a sweep
- * once the outbox is empty: the sweep finds pending work by this equality alone, which MongoDB and
- * FerretDB both answer from an index, instead of a condition on `outbox.0.at` that FerretDB evaluates
- * by reading every document ever stored. Written only where entries are queued, cleared only by the
- * sweep, so the hot path pays no write for it.
- */
-export const OUTBOX_PENDING = "outboxPending";
 
 /** Clears the flag of a document whose outbox is empty (run as one of its writes). */
 export type SweepClear<T extends Document & WithOutbox> = (id: T["_id"]) => Promise<void>;

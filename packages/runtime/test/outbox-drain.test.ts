@@ -88,11 +88,25 @@ describe("outbox", () => {
     expect(doc?.outbox.map((e) => e.msgId)).toEqual(["exact-2"]);
   });
 
-  it("an inserted document's events go out at once, from what was inserted, leaving its outbox empty", async () => {
+  it("keeps the sweep's flag while an entry queued after the read is still unsent", async () => {
+    const col = db.collection<Doc>("queued-meanwhile");
+    const first = entry("meanwhile-1", new Date());
+    await col.insertOne({ _id: "m", n: 0, outbox: [first], [OUTBOX_PENDING]: true });
+    // The writer pushes a second entry after the flush read the outbox (it was handed the first only).
+    await col.updateOne({ _id: "m" }, { $push: { outbox: entry("meanwhile-2", new Date()) } });
+    expect(await flushOutbox(jetstream(nc), col, "m", { stored: [first] })).toBe(1);
+    const doc = await col.findOne({ _id: "m" });
+    expect(doc?.outbox.map((e) => e.msgId)).toEqual(["meanwhile-2"]);
+    expect(doc?.[OUTBOX_PENDING]).toBe(true);
+  });
+
+  it("an inserted document's events go out at once, from what was inserted, leaving nothing for a sweep", async () => {
     const watched = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
     const reads: string[] = [];
+    const writes: string[] = [];
     watched.on("commandStarted", (e) => {
       if (e.commandName === "find" || e.commandName === "findAndModify") reads.push(e.commandName);
+      if (e.commandName === "insert" || e.commandName === "update") writes.push(e.commandName);
     });
     const col = watched.db(db.databaseName).collection<Doc>("inserted");
     const store = createOutboxCollection<Doc>({ collection: col, js: jetstream(nc), log });
@@ -101,7 +115,11 @@ describe("outbox", () => {
     try {
       expect(await store.insert({ _id: "i1", n: 1, outbox: [withUndefined] })).toBe(true);
       expect(reads).toEqual([]);
-      expect((await col.findOne({ _id: "i1" }))?.outbox).toEqual([]);
+      // One write after the insert empties the outbox and unsets the sweep's flag: no sweep write left.
+      expect(writes).toEqual(["insert", "update"]);
+      const stored = await col.findOne({ _id: "i1" });
+      expect(stored?.outbox).toEqual([]);
+      expect(stored && OUTBOX_PENDING in stored).toBe(false);
     } finally {
       await watched.close();
     }
