@@ -36,6 +36,7 @@ import { ensureNatsServer, startLocalDatabase, startNats, TOOLS_DIR } from "@ram
 import { verifyWebhook } from "@ramp/sdk";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
+import { cpuMeter, formatCpu, processTree } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
@@ -220,6 +221,18 @@ async function main() {
     reasons.set(why, (reasons.get(why) ?? 0) + 1);
   };
   const answers: Promise<void>[] = [];
+  // Who was busy while the deposits flowed: the services, NATS and the database (FerretDB, and
+  // PostgreSQL's processes when it stores into one) — the profile that says whose cost binds the path.
+  const pg = db && "postgres" in db ? (db.postgres as { child: { pid?: number } }).child.pid : undefined;
+  const meter = cpuMeter(
+    {
+      ...Object.fromEntries(stack.services().map((p) => [p.name, p.pid])),
+      "nats-server": stack.natsPid,
+      ...(db ? { [db.kind]: db.child.pid } : {}),
+      ...(pg ? { postgresql: () => processTree(pg) } : {}),
+    },
+    "bench (generator + receiver)",
+  );
   const firing = performance.now();
   await paced(DEPOSITS, RATE, (i) => {
     const id = ids[i] as string;
@@ -243,6 +256,7 @@ async function main() {
   await Promise.all(answers);
   const doneBy = Date.now() + TIMEOUT_S * 1000;
   while (hook.count("PROCESSING") < DEPOSITS - refused && Date.now() < doneBy) await sleep(50);
+  const cpu = meter.stop();
 
   const latencies = ids
     .map((id) => {
@@ -270,6 +284,7 @@ async function main() {
       `(goal p50 ≤ ${GOAL.p50Ms} ms, p99 ≤ ${GOAL.p99Ms} ms: ${meets ? "met" : "MISSED"}); ` +
       `p50 ${(p50 / floor.p50Ms).toFixed(0)}× the floor's`,
   );
+  console.log(`while deposits flowed, ${formatCpu(cpu)}`);
   report({
     key: "deposit-webhook",
     label: `sandbox deposit → signed PROCESSING webhook at ${RATE}/s (p50)`,

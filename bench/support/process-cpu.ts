@@ -3,7 +3,7 @@
  * missing, not wrong): which process is busy says where throughput stops growing.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_S = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
 
@@ -40,24 +40,76 @@ export interface CpuShares {
 }
 
 /**
- * Starts measuring the named processes (and this one, as `self`); `stop()` gives each one's share of a
- * core since then. A pid that is gone by then is left out.
+ * `root` and every process descended from it (PostgreSQL runs one backend process per connection:
+ * their sum is the database's cost). Just `root` without /proc.
  */
-export function cpuMeter(pids: Record<string, number | undefined>, self = "this process") {
+export function processTree(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    return [root];
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parentOf)
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+  }
+  return [...tree];
+}
+
+/**
+ * Starts measuring the named processes and this one, as `self`; `stop()` gives each one's share of a
+ * core since then. A name may stand for several pids (summed), or for a function that lists them: it is
+ * asked again at the end, and a process born meanwhile (a connection's new database backend) counts in
+ * full. A pid that is gone by then is left out.
+ */
+export function cpuMeter(
+  pids: Record<string, number | number[] | (() => number[]) | undefined>,
+  self = "this process",
+) {
   const t0 = performance.now();
   const m0 = machineTicks();
   const own0 = process.cpuUsage();
-  const start = Object.entries(pids).flatMap(([name, pid]) => {
-    const s = pid === undefined ? null : cpuSeconds(pid);
-    return pid === undefined || s === null ? [] : [{ name, pid, s }];
-  });
+  const list = (pid: number | number[] | (() => number[]) | undefined) =>
+    typeof pid === "function" ? pid() : [pid ?? []].flat();
+  const start = new Map<string, Map<number, number>>();
+  for (const [name, pid] of Object.entries(pids)) {
+    const each = new Map<number, number>();
+    for (const one of list(pid)) {
+      const s = cpuSeconds(one);
+      if (s !== null) each.set(one, s);
+    }
+    start.set(name, each);
+  }
   return {
     stop(): CpuShares {
       const seconds = (performance.now() - t0) / 1000;
       const own = process.cpuUsage(own0);
-      const processes = start.flatMap(({ name, pid, s }) => {
-        const now = cpuSeconds(pid);
-        return now === null ? [] : [{ name, percent: ((now - s) / seconds) * 100 }];
+      const processes = Object.entries(pids).flatMap(([name, pid]) => {
+        const before = start.get(name) ?? new Map<number, number>();
+        const now = typeof pid === "function" ? new Set([...before.keys(), ...pid()]) : before.keys();
+        let used = 0;
+        let seen = false;
+        for (const one of now) {
+          const s = cpuSeconds(one);
+          if (s === null) continue;
+          seen = true;
+          used += s - (before.get(one) ?? 0);
+        }
+        return seen ? [{ name, percent: (used / seconds) * 100 }] : [];
       });
       processes.push({ name: self, percent: ((own.user + own.system) / 1e6 / seconds) * 100 });
       const m1 = machineTicks();
@@ -72,4 +124,30 @@ export function formatCpu(shares: CpuShares): string {
   const each = shares.processes.map((p) => `${p.name} ${p.percent.toFixed(0)}%`).join(", ");
   const machine = shares.machinePercent === null ? "" : `; machine busy ${shares.machinePercent.toFixed(0)}%`;
   return `cpu (% of one core): ${each}${machine}`;
+}
+
+/**
+ * Read and write system calls `pid` has made so far (`/proc/<pid>/io`), or null where that cannot be read:
+ * per request, they say whether a server writes each answer in one call.
+ */
+export function syscalls(pid: number | undefined): { reads: number; writes: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? Number.NaN);
+    return { reads: field("syscr"), writes: field("syscw") };
+  } catch {
+    return null;
+  }
+}
+
+/** System calls per request between two `syscalls` readings, as text ("" when either is missing). */
+export function syscallsPer(
+  before: ReturnType<typeof syscalls>,
+  after: ReturnType<typeof syscalls>,
+  requests: number,
+): string {
+  if (!before || !after || requests <= 0) return "";
+  const per = (n: number) => (n / requests).toFixed(2);
+  return `system calls per request: ${per(after.reads - before.reads)} reads, ${per(after.writes - before.writes)} writes`;
 }

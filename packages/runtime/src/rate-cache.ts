@@ -46,9 +46,12 @@ export function createRateCache(nc: NatsConnection, log: Logger): RateCache {
   // Answers to keep are computed from pricing's database: after a change this gateway has seen, the
   // pricing replica that answers may not have seen it yet, and its memory may still hold the older rate.
   // One that was in flight when a change arrived is not kept either (the cache's own rule).
-  const cache = createExactCache<Answer, RateKey, TraceContext>((key, trace) => {
+  // Kept answers are shared by every reader: frozen, so none can change another's (and a frozen answer's
+  // JSON text may be written once, see the gateway's reply).
+  const cache = createExactCache<Answer, RateKey, TraceContext>(async (key, trace) => {
     const slash = key.lastIndexOf("/");
-    return ask(key.slice(0, slash), key.slice(slash + 1) as Currency, trace, true);
+    const answer = await ask(key.slice(0, slash), key.slice(slash + 1) as Currency, trace, true);
+    return answer instanceof AppError ? answer : deepFreeze(answer);
   }, CACHED_RATES);
   const dropFor = (kind: ChangeKind<typeof ChangeFeeds.pricing>, id: string) => {
     switch (kind) {
@@ -76,4 +79,13 @@ export function createRateCache(nc: NatsConnection, log: Logger): RateCache {
     },
     stop: feed.stop,
   };
+}
+
+/** `value` and every object inside it, frozen (answers are plain JSON data: no cycles). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { queryOf } from "./validate.ts";
+
+describe("queryOf", () => {
+  it("gives each name once, a repeated one as an array, decoded as a browser encodes a form", () => {
+    expect(queryOf("http://h/pub/v2/rate?currency=NGN")).toEqual({ currency: "NGN" });
+    expect(queryOf("http://h/x?status=COMPLETED&status=ERROR&q=a+b%26c&empty=&flag")).toEqual({
+      status: ["COMPLETED", "ERROR"],
+      q: "a b&c",
+      empty: "",
+      flag: "",
+    });
+    expect(queryOf("http://h/x?a=1&a=2&a=3")).toEqual({ a: ["1", "2", "3"] });
+    expect(queryOf("http://h/x")).toEqual({});
+    expect(queryOf("http://h/x?a=1#frag?b=2")).toEqual({ a: "1" });
+  });
+});
