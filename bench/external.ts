@@ -14,7 +14,7 @@
  *
  * `BENCH_PROFILE=<service>` (gateway, orders, chain-watcher, …) runs that service under V8's CPU profiler
  * (support/cpu-prof-preload.mjs: Node takes no --cpu-prof in NODE_OPTIONS) and prints its self time
- * while the rate path is driven, then while offramps are.
+ * while the rate path is driven, then while offramps are; `BENCH_PROFILE_KEEP=1` keeps the profile file.
  *
  *   pnpm exec tsx bench/external.ts
  *   BENCH_DURATION_S=3 BENCH_ORDER_DURATION_S=3 BENCH_CURVE_STEP_S=2 pnpm exec tsx bench/external.ts
@@ -271,11 +271,17 @@ try {
           `${PROFILE}'s CPU profile while ${what} was driven:\n${formatProfile(summariseProfiles([profile], window), 25)}`,
         );
       }
+      if (process.env.BENCH_PROFILE_KEEP === "1")
+        console.log(
+          `profile kept: ${join(profileDir, file)} (rate window ${rateWindow.fromUs}–${rateWindow.toUs} µs)`,
+        );
     } else console.log(`no profile of ${PROFILE} (pid ${pid}) in ${profileDir}`);
   }
 } finally {
   floor.child.kill("SIGTERM");
   await stack.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  // BENCH_PROFILE_KEEP=1 leaves the .cpuprofile for a closer look (Chrome DevTools opens it).
+  if (profileDir && process.env.BENCH_PROFILE_KEEP !== "1")
+    rmSync(profileDir, { recursive: true, force: true });
 }
 process.exit(failures > 0 ? 1 : 0);
