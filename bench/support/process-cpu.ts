@@ -7,13 +7,14 @@ import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_S = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
 
-/** utime + stime of `pid` in seconds, or null when it cannot be read. */
-function cpuSeconds(pid: number): number | null {
+/** CPU seconds of `pid` so far: user and kernel (`stime`), or null when they cannot be read. */
+function cpuTimes(pid: number): { total: number; kernel: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name (which may hold spaces), from field 3 (state): utime is 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+    const kernel = Number(fields[12]) / TICKS_PER_S;
+    return { total: Number(fields[11]) / TICKS_PER_S + kernel, kernel };
   } catch {
     return null;
   }
@@ -33,8 +34,12 @@ function machineTicks(): { busy: number; total: number } | null {
 }
 
 export interface CpuShares {
-  /** Per process, percent of one core over the stretch (two busy cores = 200 %). */
-  processes: Array<{ name: string; percent: number }>;
+  /**
+   * Per process, percent of one core over the stretch (two busy cores = 200 %), and how much of that was
+   * in the kernel: on loopback, a socket write also runs the receiver's side of TCP, so a process whose
+   * time is mostly kernel is paying for its messages, not its logic.
+   */
+  processes: Array<{ name: string; percent: number; kernelPercent?: number }>;
   /** The whole machine, percent of all its cores, whoever used them. */
   machinePercent: number | null;
 }
@@ -85,12 +90,12 @@ export function cpuMeter(
   const own0 = process.cpuUsage();
   const list = (pid: number | number[] | (() => number[]) | undefined) =>
     typeof pid === "function" ? pid() : [pid ?? []].flat();
-  const start = new Map<string, Map<number, number>>();
+  const start = new Map<string, Map<number, { total: number; kernel: number }>>();
   for (const [name, pid] of Object.entries(pids)) {
-    const each = new Map<number, number>();
+    const each = new Map<number, { total: number; kernel: number }>();
     for (const one of list(pid)) {
-      const s = cpuSeconds(one);
-      if (s !== null) each.set(one, s);
+      const t = cpuTimes(one);
+      if (t !== null) each.set(one, t);
     }
     start.set(name, each);
   }
@@ -99,19 +104,26 @@ export function cpuMeter(
       const seconds = (performance.now() - t0) / 1000;
       const own = process.cpuUsage(own0);
       const processes = Object.entries(pids).flatMap(([name, pid]) => {
-        const before = start.get(name) ?? new Map<number, number>();
+        const before = start.get(name) ?? new Map<number, { total: number; kernel: number }>();
         const now = typeof pid === "function" ? new Set([...before.keys(), ...pid()]) : before.keys();
         let used = 0;
+        let kernel = 0;
         let seen = false;
         for (const one of now) {
-          const s = cpuSeconds(one);
-          if (s === null) continue;
+          const t = cpuTimes(one);
+          if (t === null) continue;
           seen = true;
-          used += s - (before.get(one) ?? 0);
+          used += t.total - (before.get(one)?.total ?? 0);
+          kernel += t.kernel - (before.get(one)?.kernel ?? 0);
         }
-        return seen ? [{ name, percent: (used / seconds) * 100 }] : [];
+        const percent = (x: number) => (x / seconds) * 100;
+        return seen ? [{ name, percent: percent(used), kernelPercent: percent(kernel) }] : [];
       });
-      processes.push({ name: self, percent: ((own.user + own.system) / 1e6 / seconds) * 100 });
+      processes.push({
+        name: self,
+        percent: ((own.user + own.system) / 1e6 / seconds) * 100,
+        kernelPercent: (own.system / 1e6 / seconds) * 100,
+      });
       const m1 = machineTicks();
       const machinePercent =
         m0 && m1 && m1.total > m0.total ? ((m1.busy - m0.busy) / (m1.total - m0.total)) * 100 : null;
@@ -121,7 +133,13 @@ export function cpuMeter(
 }
 
 export function formatCpu(shares: CpuShares): string {
-  const each = shares.processes.map((p) => `${p.name} ${p.percent.toFixed(0)}%`).join(", ");
+  const each = shares.processes
+    .map((p) => {
+      const kernel =
+        p.kernelPercent !== undefined && p.percent >= 5 ? ` (kernel ${p.kernelPercent.toFixed(0)}%)` : "";
+      return `${p.name} ${p.percent.toFixed(0)}%${kernel}`;
+    })
+    .join(", ");
   const machine = shares.machinePercent === null ? "" : `; machine busy ${shares.machinePercent.toFixed(0)}%`;
   return `cpu (% of one core): ${each}${machine}`;
 }
