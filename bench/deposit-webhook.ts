@@ -43,6 +43,8 @@ const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** How long the last deposits may take to show up before the run counts them as missing. */
 const TIMEOUT_S = envNumber("BENCH_TIMEOUT_S", 120);
+/** Seconds the stack is watched doing nothing before the deposits start. */
+const IDLE_S = envNumber("BENCH_IDLE_S", 4);
 const GOAL = { p50Ms: 50, p99Ms: 250 };
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const DEPOSITS = Math.max(1, Math.round(RATE * DURATION_S));
@@ -224,15 +226,18 @@ async function main() {
   // Who was busy while the deposits flowed: the services, NATS and the database (FerretDB, and
   // PostgreSQL's processes when it stores into one) — the profile that says whose cost binds the path.
   const pg = db && "postgres" in db ? (db.postgres as { child: { pid?: number } }).child.pid : undefined;
-  const meter = cpuMeter(
-    {
-      ...Object.fromEntries(stack.services().map((p) => [p.name, p.pid])),
-      "nats-server": stack.natsPid,
-      ...(db ? { [db.kind]: db.child.pid } : {}),
-      ...(pg ? { postgresql: () => processTree(pg) } : {}),
-    },
-    "bench (generator + receiver)",
-  );
+  const watched = {
+    ...Object.fromEntries(stack.services().map((p) => [p.name, p.pid])),
+    "nats-server": stack.natsPid,
+    ...(db ? { [db.kind]: db.child.pid } : {}),
+    ...(pg ? { postgresql: () => processTree(pg) } : {}),
+  };
+  // What the stack spends with nothing to do (sweeps, feeds, leases): the cost every deposit rides on.
+  const idleMeter = cpuMeter(watched, "bench (generator + receiver)");
+  await sleep(IDLE_S * 1000);
+  const idle = idleMeter.stop();
+  console.log(`idle for ${IDLE_S} s before the deposits, ${formatCpu(idle)}`);
+  const meter = cpuMeter(watched, "bench (generator + receiver)");
   const firing = performance.now();
   await paced(DEPOSITS, RATE, (i) => {
     const id = ids[i] as string;
