@@ -8,9 +8,13 @@
  * bank rail's answer to that payout, not from the deposit, so it is not what is timed (those webhooks
  * are still sent during the run and are part of the load).
  *
- * The orders are opened before the clock starts; then deposits go out at a steady BENCH_DEPOSIT_RATE per
- * second (default 50) for BENCH_DURATION_S seconds, each on its schedule whether or not earlier ones were
- * answered (open loop: a slow system is not given time to catch up). Latency is from just before the
+ * The orders are opened before the clock starts; then deposits go out at each rate of BENCH_DEPOSIT_CURVE
+ * (default 10, 20 and 30 per second: what this 2-core machine sustains, and 2× and 3× that) and last at
+ * the goal's BENCH_DEPOSIT_RATE (default 50), each for BENCH_DURATION_S seconds with the pipeline drained
+ * between, each deposit on its schedule whether or not earlier ones were answered (open loop: a slow
+ * system is not given time to catch up). Past capacity the gateway sheds (503 with Retry-After): counted
+ * as shed, not as failures. Before the first rate the idle stack's CPU is measured, and during each rate
+ * every process's (services, NATS, FerretDB, PostgreSQL), which says whose cost binds the path. Latency is from just before the
  * deposit request is sent to the moment the receiver has the whole request and the project's SDK
  * verifier accepted its signature. The floor is a bare NATS request/reply round trip at the same rate,
  * on a nats-server of its own on the same machine in the same run: one hop of the several the deposit
@@ -41,13 +45,24 @@ import { envNumber, report } from "./support/report.ts";
 
 const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
+/**
+ * The rates run before the goal's, each for DURATION_S with the pipeline drained between: the curve of
+ * offered → answered, shed and latency (BENCH_DEPOSIT_CURVE, comma-separated; empty for none).
+ */
+const CURVE = (process.env.BENCH_DEPOSIT_CURVE ?? "10,20,30")
+  .split(",")
+  .filter((r) => r.trim() !== "")
+  .map(Number);
+if (CURVE.some((r) => !(r > 0))) throw new Error("BENCH_DEPOSIT_CURVE takes positive rates, comma-separated");
+const RATES = [...CURVE, RATE];
 /** How long the last deposits may take to show up before the run counts them as missing. */
 const TIMEOUT_S = envNumber("BENCH_TIMEOUT_S", 120);
 /** Seconds the stack is watched doing nothing before the deposits start. */
 const IDLE_S = envNumber("BENCH_IDLE_S", 4);
 const GOAL = { p50Ms: 50, p99Ms: 250 };
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
-const DEPOSITS = Math.max(1, Math.round(RATE * DURATION_S));
+const depositsAt = (rate: number) => Math.max(1, Math.round(rate * DURATION_S));
+const DEPOSITS = RATES.reduce((n, rate) => n + depositsAt(rate), 0);
 /** Services to run under `node --cpu-prof`, comma-separated. */
 const PROFILED = (process.env.BENCH_PROFILE ?? "").split(",").filter((s) => s !== "");
 for (const name of PROFILED)
@@ -213,16 +228,6 @@ async function main() {
     `floor, bare NATS request/reply at ${RATE}/s: p50 ${floor.p50Ms.toFixed(2)} ms, p99 ${floor.p99Ms.toFixed(2)} ms, ${floor.errors} errors`,
   );
 
-  const sentAt = new Map<string, number>();
-  /** When each deposit's 202 came back: splits the path into "recorded" and "event → webhook". */
-  const acceptedIn: number[] = [];
-  let refused = 0;
-  const reasons = new Map<string, number>();
-  const refuse = (why: string) => {
-    refused++;
-    reasons.set(why, (reasons.get(why) ?? 0) + 1);
-  };
-  const answers: Promise<void>[] = [];
   // Who was busy while the deposits flowed: the services, NATS and the database (FerretDB, and
   // PostgreSQL's processes when it stores into one) — the profile that says whose cost binds the path.
   const pg = db && "postgres" in db ? (db.postgres as { child: { pid?: number } }).child.pid : undefined;
@@ -235,61 +240,101 @@ async function main() {
   // What the stack spends with nothing to do (sweeps, feeds, leases): the cost every deposit rides on.
   const idleMeter = cpuMeter(watched, "bench (generator + receiver)");
   await sleep(IDLE_S * 1000);
-  const idle = idleMeter.stop();
-  console.log(`idle for ${IDLE_S} s before the deposits, ${formatCpu(idle)}`);
-  const meter = cpuMeter(watched, "bench (generator + receiver)");
-  const firing = performance.now();
-  await paced(DEPOSITS, RATE, (i) => {
-    const id = ids[i] as string;
-    sentAt.set(id, performance.now());
-    answers.push(
-      fetch(`${base}/sandbox/v2/offramp/${id}/token-deposit`, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...key },
-        body: "{}",
-      }).then(
-        async (res) => {
-          const text = await res.text();
-          if (res.status === 202) acceptedIn.push(performance.now() - (sentAt.get(id) ?? 0));
-          if (res.status !== 202) refuse(`${res.status} ${text.slice(0, 120)}`);
-        },
-        (err: unknown) => refuse(String(err)),
-      ),
-    );
-  });
-  const firedMs = performance.now() - firing;
-  await Promise.all(answers);
-  const doneBy = Date.now() + TIMEOUT_S * 1000;
-  while (hook.count("PROCESSING") < DEPOSITS - refused && Date.now() < doneBy) await sleep(50);
-  const cpu = meter.stop();
+  console.log(`idle for ${IDLE_S} s before the deposits, ${formatCpu(idleMeter.stop())}`);
 
-  const latencies = ids
-    .map((id) => {
-      const at = hook.arrivedAt(id, "PROCESSING");
-      const sent = sentAt.get(id);
-      return at !== undefined && sent !== undefined ? at - sent : undefined;
-    })
-    .filter((x): x is number => x !== undefined)
-    .sort((a, b) => a - b);
-  const missing = DEPOSITS - latencies.length;
-  const p50 = pct(latencies, 0.5);
-  const p99 = pct(latencies, 0.99);
-  const meets = p50 <= GOAL.p50Ms && p99 <= GOAL.p99Ms;
-  console.log(
-    `${DEPOSITS} deposits at ${RATE}/s (sent over ${(firedMs / 1000).toFixed(1)} s), ${refused} refused, ` +
-      `${missing} PROCESSING webhooks missing, ${hook.rejected()} deliveries failed verification`,
-  );
-  for (const [why, n] of reasons) console.log(`  refused ${n}×: ${why}`);
-  acceptedIn.sort((a, b) => a - b);
-  console.log(
-    `deposit request → 202 (chain-watcher stored it): p50 ${pct(acceptedIn, 0.5).toFixed(1)} ms, p99 ${pct(acceptedIn, 0.99).toFixed(1)} ms`,
-  );
-  console.log(
-    `deposit → signed PROCESSING webhook: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? Number.NaN).toFixed(1)} ms ` +
-      `(goal p50 ≤ ${GOAL.p50Ms} ms, p99 ≤ ${GOAL.p99Ms} ms: ${meets ? "met" : "MISSED"}); ` +
-      `p50 ${(p50 / floor.p50Ms).toFixed(0)}× the floor's`,
-  );
-  console.log(`while deposits flowed, ${formatCpu(cpu)}`);
+  /** One rate for DURATION_S: its deposits, paced, then every PROCESSING webhook they owe. */
+  async function step(rate: number, orders: string[]) {
+    const sentAt = new Map<string, number>();
+    /** When each deposit's 202 came back: splits the path into "recorded" and "event → webhook". */
+    const acceptedIn: number[] = [];
+    let shed = 0;
+    let refused = 0;
+    const reasons = new Map<string, number>();
+    const refuse = (why: string) => {
+      refused++;
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    };
+    const answers: Promise<void>[] = [];
+    const meter = cpuMeter(watched, "bench (generator + receiver)");
+    const firing = performance.now();
+    await paced(orders.length, rate, (i) => {
+      const id = orders[i] as string;
+      sentAt.set(id, performance.now());
+      answers.push(
+        fetch(`${base}/sandbox/v2/offramp/${id}/token-deposit`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...key },
+          body: "{}",
+        }).then(
+          async (res) => {
+            const text = await res.text();
+            if (res.status === 202) acceptedIn.push(performance.now() - (sentAt.get(id) ?? 0));
+            // Shed past capacity (503 with Retry-After): the bound doing its work, not a failure.
+            else if (res.status === 503 && res.headers.has("retry-after")) {
+              shed++;
+              sentAt.delete(id);
+            } else refuse(`${res.status} ${text.slice(0, 120)}`);
+          },
+          (err: unknown) => refuse(String(err)),
+        ),
+      );
+    });
+    const firedMs = performance.now() - firing;
+    await Promise.all(answers);
+    const owed = [...sentAt.keys()];
+    const doneBy = Date.now() + TIMEOUT_S * 1000;
+    while (owed.some((id) => hook.arrivedAt(id, "PROCESSING") === undefined) && Date.now() < doneBy)
+      await sleep(50);
+    const cpu = meter.stop();
+    const latencies = owed
+      .map((id) => (hook.arrivedAt(id, "PROCESSING") ?? Number.NaN) - (sentAt.get(id) ?? 0))
+      .filter((x) => !Number.isNaN(x))
+      .sort((a, b) => a - b);
+    const missing = owed.length - latencies.length - refused;
+    const p50 = pct(latencies, 0.5);
+    const p99 = pct(latencies, 0.99);
+    const seconds = firedMs / 1000;
+    console.log(
+      `${orders.length} deposits offered at ${rate}/s (over ${seconds.toFixed(1)} s): ` +
+        `answered ${(acceptedIn.length / seconds).toFixed(1)}/s, shed ${(shed / seconds).toFixed(1)}/s (503), ` +
+        `${refused} refused otherwise, ${missing} PROCESSING webhooks missing`,
+    );
+    for (const [why, n] of reasons) console.log(`  refused ${n}×: ${why}`);
+    acceptedIn.sort((a, b) => a - b);
+    console.log(
+      `  deposit request → 202 (chain-watcher stored it): p50 ${pct(acceptedIn, 0.5).toFixed(1)} ms, p99 ${pct(acceptedIn, 0.99).toFixed(1)} ms`,
+    );
+    const meets = p50 <= GOAL.p50Ms && p99 <= GOAL.p99Ms;
+    console.log(
+      `  deposit → signed PROCESSING webhook: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? Number.NaN).toFixed(1)} ms ` +
+        `(goal p50 ≤ ${GOAL.p50Ms} ms, p99 ≤ ${GOAL.p99Ms} ms: ${meets ? "met" : "missed"}); ` +
+        `p50 ${(p50 / floor.p50Ms).toFixed(0)}× the floor's`,
+    );
+    console.log(`  while they flowed, ${formatCpu(cpu)}`);
+    return { p50, p99, missing, refused, shed, answeredPerS: acceptedIn.length / seconds };
+  }
+
+  let next = 0;
+  let failures = 0;
+  let atGoal: Awaited<ReturnType<typeof step>> | undefined;
+  for (const [i, rate] of RATES.entries()) {
+    const orders = ids.slice(next, next + depositsAt(rate));
+    next += orders.length;
+    const r = await step(rate, orders);
+    failures += r.missing + r.refused;
+    if (i === RATES.length - 1) atGoal = r;
+    else
+      report({
+        key: `deposit-offered-${rate}`,
+        label: `sandbox deposits offered at ${rate}/s: answered/s (shed ${r.shed} with 503), webhook p50/p99`,
+        value: r.answeredPerS,
+        unit: "deposits/s",
+        p50Ms: r.p50,
+        p99Ms: r.p99,
+      });
+  }
+  const p50 = atGoal?.p50 ?? Number.NaN;
+  const p99 = atGoal?.p99 ?? Number.NaN;
   report({
     key: "deposit-webhook",
     label: `sandbox deposit → signed PROCESSING webhook at ${RATE}/s (p50)`,
@@ -310,7 +355,7 @@ async function main() {
   await stack.close();
   hook.close();
   await db?.stop();
-  const failed = missing + refused + hook.rejected() + floor.errors > 0;
+  const failed = failures + hook.rejected() + floor.errors > 0;
   if (PROFILED.length > 0) console.log(`profiles of ${PROFILED.join(", ")}: ${profileDir}`);
   if (failed) console.log(`service logs kept in ${stack.runDir}`);
   if (PROFILED.length === 0 && !failed) rmSync(dataDir, { recursive: true, force: true });

@@ -44,7 +44,7 @@ const RUN_DEFAULTS: Record<string, Record<string, string>> = {
   "external.ts": { BENCH_DURATION_S: "8", BENCH_CURVE_STEP_S: "4" },
   "order-creation.ts": { BENCH_DURATION_S: "3", BENCH_ORDERS_COUNTED: "30" },
   "webhook-dispatch.ts": { BENCH_EVENTS: "1000", BENCH_SLOW_EVENTS: "32" },
-  "deposit-webhook.ts": { BENCH_DURATION_S: "3" },
+  "deposit-webhook.ts": { BENCH_DURATION_S: "2" },
 };
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 /** Startup of local NATS and database plus the measured time, with room; past it a script is killed. */

@@ -30,6 +30,10 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "webhook-db-writes" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
+  // The deposits' curve below the goal's rate: answered/s (the shed count in the label), webhook p50/p99.
+  { figure: "deposit-offered-10" },
+  { figure: "deposit-offered-20" },
+  { figure: "deposit-offered-30" },
   { figure: "deposit-db-writes" },
   // The floors themselves, for reading the rows above.
   { figure: "nats-floor" },
