@@ -12,14 +12,15 @@ const fail = (issues: readonly z.core.$ZodIssue[]) => new AppError("VALIDATION",
  */
 export function queryOf(url: string): Record<string, string | string[]> {
   const at = url.indexOf("?");
-  const query: Record<string, string | string[]> = {};
-  if (at < 0) return query;
+  if (at < 0) return {};
   const end = url.indexOf("#", at);
+  // A Map, then own properties: a name such as `__proto__` is a plain key, never the object's prototype.
+  const query = new Map<string, string | string[]>();
   for (const [name, value] of new URLSearchParams(url.slice(at + 1, end < 0 ? undefined : end))) {
-    const had = query[name];
-    query[name] = had === undefined ? value : [...[had].flat(), value];
+    const had = query.get(name);
+    query.set(name, had === undefined ? value : [...[had].flat(), value]);
   }
-  return query;
+  return Object.fromEntries(query);
 }
 
 /**
