@@ -18,10 +18,15 @@ export interface ChaosLog {
   /** Moments when every service was still booting from an earlier kill, so none was killed. */
   skipped: number;
   /**
-   * Restarts that did not come back ready: a service that cannot start again after a crash. A boot
-   * that meets a NATS node failing over waits it out (JetStream setup is retried), so none is expected.
+   * Restarts that did not come back ready within three boots: a service that cannot start again after a
+   * crash. A boot that meets a NATS node failing over mostly waits it out (JetStream setup is retried).
    */
   failedRestarts: string[];
+  /**
+   * Boots that exited before they were ready and were started again, as an orchestrator restarts a
+   * container that exits (seen: a gateway whose boot met NATS being killed, "connection disconnected").
+   */
+  bootRetries: string[];
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -39,6 +44,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
     natsRestarts: 0,
     skipped: 0,
     failedRestarts: [],
+    bootRetries: [],
   };
   const booting = new Map<ManagedProcess, Promise<void>>();
   const natsAt = [...o.natsRestartsAtMs].sort((a, b) => a - b);
@@ -47,8 +53,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosLog> {
 
   const restart = (p: ManagedProcess) => {
     const why = (err: unknown) => `${p.name}: ${err instanceof Error ? err.message : String(err)}`;
-    const started = p
-      .start()
+    const boot = async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await p.start();
+        } catch (err) {
+          if (attempt === 3) throw err;
+          log.bootRetries.push(why(err).split("\n")[0] ?? p.name);
+          // The harness starts a process that exited on its own again after 500 ms; this waits for that boot.
+          await sleep(1_000);
+        }
+      }
+    };
+    const started = boot()
       .catch((err: unknown) => {
         log.failedRestarts.push(why(err));
       })

@@ -249,7 +249,8 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
       `nats ${stack.natsNodes > 1 ? `node restarts (of ${stack.natsNodes})` : "restarts"} ${chaosLog.natsRestarts}; ` +
       `kills skipped (every service still booting) ${chaosLog.skipped}`,
     `unasked exits (crashes, restarted): ${crashes}`,
-    `restarts that did not come up: ${chaosLog.failedRestarts.length}`,
+    `restarts that did not come up: ${chaosLog.failedRestarts.length}; boots that exited and were started again: ` +
+      `${chaosLog.bootRetries.length}${chaosLog.bootRetries.length ? ` (${chaosLog.bootRetries.join("; ")})` : ""}`,
     `driver: create retries ${driver.createRetries}; deposit calls without an answer ${driver.depositOutages} ` +
       `(entered anyway ${driver.depositsThroughAnyway}, order moved anyway ${driver.depositsMovedAnyway}, ` +
       `sent again ${driver.depositRetries})`,
