@@ -78,29 +78,6 @@ export const clientRequestId = (header: string | undefined) =>
 const requestLineLevel = (method: string, status: number) =>
   status < 400 && (method === "GET" || method === "HEAD") ? "debug" : "info";
 
-/**
- * The request metrics' series for one method, route and status, looked up once: prom-client hashes the
- * label object on every `inc`/`observe` (a measurable share of a cached rate read's cost). Routes are
- * patterns and statuses few, so the map stays small.
- */
-const series = new Map<
-  string,
-  { count: ReturnType<typeof httpRequests.labels>; duration: ReturnType<typeof httpDuration.labels> }
->();
-function requestMetrics(method: string, route: string, status: number) {
-  const key = `${method} ${route} ${status}`;
-  let found = series.get(key);
-  if (!found) {
-    found = {
-      count: httpRequests.labels({ method, route, status: String(status) }),
-      duration: httpDuration.labels({ method, route }),
-    };
-    // Bounded all the same, should an unmatched path ever become a route label.
-    if (series.size < 1_000) series.set(key, found);
-  }
-  return found;
-}
-
 function requestContext(log: Logger) {
   return createMiddleware<GatewayEnv>(async function requestContext(c, next) {
     const requestId = clientRequestId(c.req.header("x-request-id"));
@@ -126,9 +103,8 @@ function requestContext(log: Logger) {
       // The matched pattern, not the path: ids must not become label values or span names.
       const route = routePath(c, -1);
       const status = c.res.status;
-      const metrics = requestMetrics(method, route, status);
-      metrics.count.inc();
-      metrics.duration.observe(seconds);
+      httpRequests.inc({ method, route, status: String(status) });
+      httpDuration.observe({ method, route }, seconds);
       s.updateName(`${method} ${route}`);
       s.setAttributes({ "http.route": route, "http.response.status_code": status });
       if (status >= 500) s.setStatus({ code: SpanStatusCode.ERROR });
