@@ -4,10 +4,11 @@
  * load generators in processes of their own to measure from outside.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "@ramp/devinfra";
 import { loadSandbox } from "../../scripts/launcher/sandbox-store.ts";
+import { allPids, procStat } from "./process-cpu.ts";
 
 export interface StartedStack {
   gatewayUrl: string;
@@ -109,21 +110,13 @@ export async function startStack(opts: StackOptions): Promise<StartedStack> {
  */
 export function servicePids(launcherPid: number): Record<string, number> {
   const found: Record<string, number> = {};
-  let entries: string[] = [];
-  try {
-    entries = readdirSync("/proc").filter((e) => /^\d+$/.test(e));
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
+  for (const pid of allPids()) {
+    if (Number(procStat(pid)?.[1]) !== launcherPid) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid !== launcherPid) continue;
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       const service =
         /services\/([a-z-]+)\/src\/main\.ts/.exec(cmd)?.[1] ?? /\/(nats-server|ferretdb)\0/.exec(cmd)?.[1];
-      if (service) found[service] = Number(entry);
+      if (service) found[service] = pid;
     } catch {
       // gone meanwhile
     }

@@ -7,17 +7,41 @@ import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_S = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
 
-/** CPU seconds of `pid` so far: user and kernel (`stime`), or null when they cannot be read. */
-function cpuTimes(pid: number): { total: number; kernel: number } | null {
+/**
+ * The fields of `/proc/<pid>/stat` after the command name (which may hold spaces), from field 3 (state):
+ * [1] is the parent pid, [11] utime, [12] stime. Null when the process is gone or there is no /proc.
+ */
+export function procStat(pid: number | string): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces), from field 3 (state): utime is 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const kernel = Number(fields[12]) / TICKS_PER_S;
-    return { total: Number(fields[11]) / TICKS_PER_S + kernel, kernel };
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return null;
   }
+}
+
+/** Every process's pid, from /proc (empty without it). */
+export function allPids(): number[] {
+  try {
+    return readdirSync("/proc")
+      .filter((e) => /^\d+$/.test(e))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+interface CpuTimes {
+  total: number;
+  kernel: number;
+}
+
+/** CPU seconds of `pid` so far: user and kernel (`stime`), or null when they cannot be read. */
+function cpuTimes(pid: number): CpuTimes | null {
+  const fields = procStat(pid);
+  if (!fields) return null;
+  const kernel = Number(fields[12]) / TICKS_PER_S;
+  return { total: Number(fields[11]) / TICKS_PER_S + kernel, kernel };
 }
 
 /** Busy and total jiffies of the whole machine (every session on it), or null without /proc. */
@@ -50,18 +74,9 @@ export interface CpuShares {
  */
 export function processTree(root: number): number[] {
   const parentOf = new Map<number, number>();
-  try {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      } catch {
-        // gone meanwhile
-      }
-    }
-  } catch {
-    return [root];
+  for (const pid of allPids()) {
+    const fields = procStat(pid);
+    if (fields) parentOf.set(pid, Number(fields[1]));
   }
   const tree = new Set([root]);
   for (let grew = true; grew; ) {
@@ -90,9 +105,9 @@ export function cpuMeter(
   const own0 = process.cpuUsage();
   const list = (pid: number | number[] | (() => number[]) | undefined) =>
     typeof pid === "function" ? pid() : [pid ?? []].flat();
-  const start = new Map<string, Map<number, { total: number; kernel: number }>>();
+  const start = new Map<string, Map<number, CpuTimes>>();
   for (const [name, pid] of Object.entries(pids)) {
-    const each = new Map<number, { total: number; kernel: number }>();
+    const each = new Map<number, CpuTimes>();
     for (const one of list(pid)) {
       const t = cpuTimes(one);
       if (t !== null) each.set(one, t);
@@ -104,7 +119,7 @@ export function cpuMeter(
       const seconds = (performance.now() - t0) / 1000;
       const own = process.cpuUsage(own0);
       const processes = Object.entries(pids).flatMap(([name, pid]) => {
-        const before = start.get(name) ?? new Map<number, { total: number; kernel: number }>();
+        const before = start.get(name) ?? new Map<number, CpuTimes>();
         const now = typeof pid === "function" ? new Set([...before.keys(), ...pid()]) : before.keys();
         let used = 0;
         let kernel = 0;
