@@ -19,11 +19,11 @@
  *   pnpm exec tsx bench/external.ts
  *   BENCH_DURATION_S=3 BENCH_ORDER_DURATION_S=3 BENCH_CURVE_STEP_S=2 pnpm exec tsx bench/external.ts
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DATA_DIR, REPO_ROOT } from "@ramp/devinfra";
+import { startListening } from "./support/child.ts";
 import { formatProfile, monotonicUs, summariseProfiles } from "./support/cpu-profile.ts";
 import { httpAtRate, httpLoad, ID_PLACEHOLDER } from "./support/http-load.ts";
 import { servicePids, startStack } from "./support/npm-start.ts";
@@ -41,29 +41,8 @@ const PORT = envNumber("BENCH_PORT", 9400);
 const PROFILE = process.env.BENCH_PROFILE;
 let failures = 0;
 
-/** The bare Hono floor in a process of its own, as the gateway is one under `npm start`. */
-async function startFloor(port: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(REPO_ROOT, "bench", "support", "hono-floor-main.ts")],
-    {
-      env: { ...process.env, PORT: String(port) },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`the Hono floor exited ${code}`)));
-  });
-  return { url, child };
-}
-
-const floor = await startFloor(PORT + 50);
+// The bare Hono floor in a process of its own, as the gateway is one under `npm start`.
+const floor = await startListening("bench/support/hono-floor-main.ts", { PORT: String(PORT + 50) });
 const floorCpu = cpuMeter({ hono: floor.child.pid }, "bench");
 const floorCalls = syscalls(floor.child.pid);
 const honoLoad = await httpLoad({

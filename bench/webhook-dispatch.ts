@@ -6,6 +6,10 @@
  * 2. A slow endpoint beside it: the same N events to the fast receiver while SLOW events go to a
  *    receiver that answers each request after 5 s; the fast receiver's deliveries/s again, and the share
  *    of phase-1 throughput it lost.
+ * 3. From outside: N events again, with the dispatcher and the receiver each a process of its own (this
+ *    one only publishes), the CPU of each process; beside it, the floor: the same signed POSTs from a
+ *    bare HTTP client process to the same receiver. Phases 1 and 2 share one process, so their rate
+ *    says how much CPU that process got; phase 3's rate is the one to read.
  *
  *   pnpm exec tsx bench/webhook-dispatch.ts          (from the repo root)
  *   BENCH_EVENTS=5000 BENCH_SLOW_EVENTS=64 BENCH_TIMEOUT_S=120 pnpm exec tsx bench/webhook-dispatch.ts
@@ -18,16 +22,25 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect } from "@nats-io/transport-node";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contracts";
 import { peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
 import { bindSigning, callRpc, ensureStreams, messageSigningFor, natsIdentity, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
+import { descendantsMatching, runJson, spawnTs, startListening } from "./support/child.ts";
+import {
+  formatProfile,
+  monotonicUs,
+  type ProfileWindow,
+  summariseProfileDir,
+} from "./support/cpu-profile.ts";
+import { cpuMeter, formatCpu } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const N = envNumber("BENCH_EVENTS", 2000);
 const SLOW = envNumber("BENCH_SLOW_EVENTS", 64);
 const SLOW_MS = 5_000;
+const PROFILED = process.env.BENCH_PROFILE === "webhook-dispatcher";
 /** One deadline for both phases, so the script stays within what bench/run-all.ts allows it. */
 const DEADLINE = Date.now() + envNumber("BENCH_TIMEOUT_S", 120) * 1000;
 const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
@@ -103,6 +116,145 @@ async function receiver(delayMs: number) {
   };
 }
 
+interface OutsideDeps {
+  publish(orders: Array<{ o: TransactionDto; url: string | null }>): Promise<void>;
+  apiKeyId: string;
+  /** A connection allowed to configure webhooks (the gateway's). */
+  nc: NatsConnection;
+  dispatcherEnv: Record<string, string>;
+}
+
+/**
+ * Deliveries measured from outside: the dispatcher as `npm start` runs it (a process of its own), the
+ * receiver a process of its own, this process only publishing. The floor, in the same run: the same
+ * signed POSTs to the same receiver from a bare HTTP client process, as many at once as the dispatcher
+ * sends to one endpoint — the HTTP part of a delivery with nothing of ours in it.
+ */
+async function fromOutside(deps: OutsideDeps) {
+  // As many at once as the dispatcher sends to one endpoint.
+  const ENDPOINT_CONCURRENCY = loadWebhookDispatcherConfig(deps.dispatcherEnv).WEBHOOK_ENDPOINT_CONCURRENCY;
+  const receiver = await startListening("bench/support/webhook-receiver-main.ts");
+  // BENCH_PROFILE=webhook-dispatcher: under V8's CPU profiler, its self time printed for the deliveries.
+  const profileDir = PROFILED ? mkdtempSync(join(tmpdir(), "ramp-prof-")) : undefined;
+  const dispatcher = spawnTs(
+    "services/webhook-dispatcher/src/main.ts",
+    [],
+    deps.dispatcherEnv,
+    profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+  );
+  const exited = new Promise((resolve) => dispatcher.on("exit", resolve));
+  let window: ProfileWindow | undefined;
+  const stopAll = async () => {
+    receiver.child.kill("SIGTERM");
+    dispatcher.kill("SIGTERM");
+    await exited;
+    if (!profileDir) return;
+    const summary = summariseProfileDir(profileDir, window);
+    if (summary)
+      console.log(
+        `webhook-dispatcher's CPU profile while the deliveries flowed:\n${formatProfile(summary, 25)}`,
+      );
+    // BENCH_PROFILE_KEEP=1 leaves the .cpuprofile for a closer look (Chrome DevTools opens it).
+    if (process.env.BENCH_PROFILE_KEEP === "1") console.log(`profile kept in ${profileDir}`);
+    else rmSync(profileDir, { recursive: true, force: true });
+  };
+  try {
+    // Configuring the endpoint is answered by the dispatcher: its answer says it is up.
+    let cfg: { webhookSecret: string } | undefined;
+    for (const until = Date.now() + 60_000; !cfg && Date.now() < until; ) {
+      cfg = await callRpc(deps.nc, Rpc.webhookConfigUpdate, {
+        apiKeyId: deps.apiKeyId,
+        body: { rampWebhookURL: receiver.url },
+      }).catch(async () => {
+        await new Promise((r) => setTimeout(r, 250));
+        return undefined;
+      });
+    }
+    if (!cfg) throw new Error("the webhook-dispatcher process did not answer within 60 s");
+    const control = (path: string, body?: string) =>
+      fetch(new URL(path, receiver.url), { method: body === undefined ? "GET" : "POST", body });
+    await control("/_secret", cfg.webhookSecret);
+    const stats = async () =>
+      (await (await control("/_stats")).json()) as {
+        received: number;
+        rejected: number;
+        p50Ms: number;
+        p99Ms: number;
+      };
+
+    const floorMeter = cpuMeter({ receiver: receiver.child.pid }, "bench");
+    const floor = await runJson<{ perSecond: number; failed: number; cpuMsPerPost: number }>(
+      "bench/support/post-floor-main.ts",
+      { url: receiver.url, secret: cfg.webhookSecret, count: N, concurrency: ENDPOINT_CONCURRENCY },
+      60,
+    );
+    const floorReceiver = floorMeter.stop().processes.find((p) => p.name === "receiver")?.percent ?? 0;
+    console.log(
+      `floor: ${N} signed POSTs from a bare client process, ${ENDPOINT_CONCURRENCY} at once: ${floor.perSecond.toFixed(0)}/s, ` +
+        `client CPU ${floor.cpuMsPerPost.toFixed(3)} ms/POST, receiver CPU ${((floorReceiver * 10) / floor.perSecond).toFixed(3)} ms/POST, ${floor.failed} failed`,
+    );
+    await control("/_reset", "");
+
+    const meter = cpuMeter(
+      {
+        "webhook-dispatcher": dispatcher.pid,
+        receiver: receiver.child.pid,
+        "nats-server": descendantsMatching(/nats-server/),
+        database: descendantsMatching(/ferretdb|postgres/),
+      },
+      "bench (publisher)",
+    );
+    const orders = Array.from({ length: N }, () => ({ o: order(), url: null }));
+    const t0 = performance.now();
+    const fromUs = monotonicUs();
+    await deps.publish(orders);
+    let now = await stats();
+    while (now.received < N && Date.now() < DEADLINE) {
+      await new Promise((r) => setTimeout(r, 20));
+      now = await stats();
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    window = { fromUs, toUs: monotonicUs() };
+    const shares = meter.stop();
+    const rate = now.received / seconds;
+    const dispatcherShare = shares.processes.find((p) => p.name === "webhook-dispatcher")?.percent ?? 0;
+    const timedOut = now.received < N;
+    console.log(
+      `from outside: ${now.received}/${N} signed deliveries in ${(seconds * 1000).toFixed(0)} ms → ${rate.toFixed(0)}/s, ` +
+        `p50 ${now.p50Ms} ms, p99 ${now.p99Ms} ms, ${now.rejected} rejected${timedOut ? " — TIMED OUT" : ""}; ${formatCpu(shares)}`,
+    );
+    report({
+      key: "webhook-post-floor",
+      label: `signed POSTs from a bare client process to the same receiver, ${ENDPOINT_CONCURRENCY} at once`,
+      value: floor.perSecond,
+      unit: "POSTs/s",
+    });
+    report({
+      key: "webhook-deliveries-external",
+      label: "webhook deliveries, dispatcher and receiver processes of their own (event → signed POST)",
+      value: rate,
+      unit: "deliveries/s",
+      p50Ms: now.p50Ms,
+      p99Ms: now.p99Ms,
+    });
+    report({
+      key: "webhook-dispatcher-cpu-per-delivery",
+      label: "CPU per webhook delivery, webhook-dispatcher process",
+      value: (dispatcherShare * 10) / Math.max(1, rate),
+      unit: "ms/delivery",
+    });
+    report({
+      key: "webhook-post-floor-cpu",
+      label: "CPU per signed POST, bare client process",
+      value: floor.cpuMsPerPost,
+      unit: "ms/POST",
+    });
+    return { timedOut };
+  } finally {
+    await stopAll();
+  }
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
   const infra = await startInfra({ dataDir });
@@ -111,16 +263,20 @@ async function main() {
   const slow = await receiver(SLOW_MS);
 
   const uri = infra.mongoUrl;
+  const dispatcherEnv: Record<string, string> = {
+    NATS_URL: infra.natsUrl,
+    NATS_NKEY_SEED: infra.natsSeeds["webhook-dispatcher"] ?? "",
+    NATS_PEER_KEYS: peerKeysFromSeeds(infra.natsSeeds),
+    MONGODB_URI: uri,
+    MONGODB_DATABASE: `bench_${run}_webhooks`,
+    LOG_LEVEL: "warn",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+  };
   const dispatcher = await startWebhookDispatcher(
     loadWebhookDispatcherConfig({
-      NATS_URL: infra.natsUrl,
-      NATS_NKEY_SEED: infra.natsSeeds["webhook-dispatcher"],
-      NATS_PEER_KEYS: peerKeysFromSeeds(infra.natsSeeds),
+      ...dispatcherEnv,
       // The driver reports every command it sends: the dispatcher's database writes are counted, not guessed.
       MONGODB_URI: `${uri}${uri.includes("?") ? "&" : "?"}monitorCommands=true`,
-      MONGODB_DATABASE: `bench_${run}_webhooks`,
-      LOG_LEVEL: "warn",
-      WEBHOOK_ALLOW_PRIVATE: "true",
     }),
   );
   let writes = 0;
@@ -198,13 +354,29 @@ async function main() {
 
   console.log(`phase 1: ${N} events to one receiver`);
   writes = 0;
+  const natsBefore = dispatcher.deps.nc.stats();
   const alone = await phase("alone", 0);
+  const natsAfter = dispatcher.deps.nc.stats();
   // The delivery log is flushed every 100 ms: let the last batch land before counting.
   await new Promise((r) => setTimeout(r, 500));
-  const perDelivery = writes / Math.max(1, N - fast.missing());
+  const delivered = Math.max(1, N - fast.missing());
+  const perDelivery = writes / delivered;
   console.log(
     `database writes: ${writes} for ${N - fast.missing()} deliveries → ${perDelivery.toFixed(3)} per delivery`,
   );
+  // Every message the dispatcher's connection sent or received: events, its work queue, lane reads and
+  // compare-and-sets, acknowledgements and their answers.
+  const natsIn = (natsAfter.inMsgs - natsBefore.inMsgs) / delivered;
+  const natsOut = (natsAfter.outMsgs - natsBefore.outMsgs) / delivered;
+  console.log(
+    `NATS messages per delivery on the dispatcher's connection: ${natsIn.toFixed(2)} in, ${natsOut.toFixed(2)} out`,
+  );
+  report({
+    key: "webhook-nats-messages",
+    label: "NATS messages per webhook delivery, dispatcher's connection (in + out)",
+    value: natsIn + natsOut,
+    unit: "messages/delivery",
+  });
 
   console.log(
     `phase 2: ${N} events to it again, after ${SLOW} to a receiver answering after ${SLOW_MS / 1000} s`,
@@ -214,6 +386,9 @@ async function main() {
   console.log(`slow endpoint cost the fast one ${impact.toFixed(1)} % of its throughput`);
   if (fast.unsigned() + slow.unsigned() > 0)
     console.log(`UNSIGNED or badly signed requests: ${fast.unsigned() + slow.unsigned()}`);
+
+  await dispatcher.stop();
+  const outside = await fromOutside({ publish: emit, apiKeyId, nc, dispatcherEnv });
 
   console.log(`RESULT webhook deliveries/s: ${alone.rate.toFixed(1)}`);
   report({
@@ -247,12 +422,11 @@ async function main() {
 
   await nc.drain();
   await ordersNc.drain();
-  await dispatcher.stop();
   fast.close();
   slow.close();
   await infra.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  process.exit(alone.timedOut || beside.timedOut ? 1 : 0);
+  process.exit(alone.timedOut || beside.timedOut || outside.timedOut ? 1 : 0);
 }
 
 main().catch((err: unknown) => {

@@ -54,8 +54,10 @@ ensureConsoleBuilt({ always: true });
 // codes) that a log reader can find whatever the terminal made of vitest's own.
 const JUNIT = ".data/test-results/junit.xml";
 rmSync(JUNIT, { force: true });
+// The step is named "vitest", not "tests": its own "[test] <name>: ok in N s" line must not read like a
+// test count of its own, and the plain closing line below is the only one that starts with "tests:".
 step(
-  "tests",
+  "vitest",
   "pnpm",
   [
     "exec",
@@ -80,6 +82,6 @@ function summarize(file: string) {
   // One plain closing line and nothing else that looks like a runner's summary: CI readers also know
   // other runners' closing lines ("N tests, N failures" is ExUnit's), and a detail line shaped like one
   // of those was read as a run of no test. The JUnit file has the rest.
-  process.stderr.write(`[test] ${suites.length} test files; JUnit report in ${file}\n`);
+  process.stderr.write(`[test] JUnit report of ${suites.length} files in ${file}\n`);
   process.stdout.write(`tests: ${total - failed - skipped} passed, ${failed} failed, ${skipped} skipped\n`);
 }

@@ -19,6 +19,10 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   // CPU per operation: what one core could sustain, whatever else loads the machine.
   // Load-proof: the ratio of CPU per request is what the rate ratio would be with a core each.
   { figure: "gateway-cpu-per-rate", floor: "hono-cpu-per-request" },
+  // Webhooks from outside: the dispatcher and the receiver processes of their own (webhook-dispatch.ts,
+  // phase 3); the floor is the same signed POSTs from a bare client process to the same receiver.
+  { figure: "webhook-deliveries-external", floor: "webhook-post-floor" },
+  { figure: "webhook-dispatcher-cpu-per-delivery", floor: "webhook-post-floor-cpu" },
   { figure: "offramp-cpu-per-order" },
   // In-process (all services and the generator in one process): kept for CPU and counts, not rates.
   { figure: "orders-cpu-per-order" },
@@ -28,6 +32,7 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "offramp-db-writes-keyed" },
   { figure: "onramp-db-writes-keyed" },
   { figure: "webhook-db-writes" },
+  { figure: "webhook-nats-messages" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
   // The deposits' curve below the goal's rate: answered/s (the shed count in the label), webhook p50/p99.
