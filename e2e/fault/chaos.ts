@@ -19,12 +19,14 @@ export interface ChaosLog {
   skipped: number;
   /**
    * Restarts that did not come back ready within three boots: a service that cannot start again after a
-   * crash. A boot that meets a NATS node failing over mostly waits it out (JetStream setup is retried).
+   * crash. A boot that meets a NATS node failing over waits it out (JetStream setup is retried, and so
+   * is the boot's last flush, which a disconnect used to fail with "connection disconnected").
    */
   failedRestarts: string[];
   /**
    * Boots that exited before they were ready and were started again, as an orchestrator restarts a
-   * container that exits (seen: a gateway whose boot met NATS being killed, "connection disconnected").
+   * container that exits (seen before boots waited out a disconnect: a gateway whose boot met NATS being
+   * killed exited with "connection disconnected").
    */
   bootRetries: string[];
 }

@@ -5,6 +5,7 @@ import { HoldBuckets, type ServiceName, usesSharedStreams } from "@ramp/contract
 import type { Db } from "mongodb";
 import { type Claims, createClaims, createServiceClaims } from "./claims.ts";
 import type { BaseConfig } from "./config.ts";
+import { flushThrough } from "./flush-through.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
 import { createLogger, type Logger, lifecycleLogger } from "./logger.ts";
@@ -118,7 +119,7 @@ export async function bootService<C extends BaseConfig>(
   const deps: ServiceDeps<C> = { name, config, log, nc, js, db: mongo.db, claims };
   const parts = await register(deps);
   // Subscriptions are only live once the server has them: flush, so "started" means "answering".
-  await nc.flush();
+  await flushThrough(nc);
   const ready = async () => {
     if (nc.isClosed()) return false;
     await nc.flush();
