@@ -142,12 +142,16 @@ async function fromOutside(deps: OutsideDeps) {
     deps.dispatcherEnv,
     profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   );
+  // Its log (warnings only, LOG_LEVEL=warn) is shown, and read: a full pipe would stall it.
+  dispatcher.stdout?.pipe(process.stdout);
   const exited = new Promise((resolve) => dispatcher.on("exit", resolve));
   let window: ProfileWindow | undefined;
   const stopAll = async () => {
     receiver.child.kill("SIGTERM");
     dispatcher.kill("SIGTERM");
+    const killer = setTimeout(() => dispatcher.kill("SIGKILL"), 30_000);
     await exited;
+    clearTimeout(killer);
     if (!profileDir) return;
     const summary = summariseProfileDir(profileDir, window);
     if (summary)
