@@ -106,11 +106,34 @@ function judge(x: DeliverDeps, job: Job, s: LaneState, now: number): Verdict {
   return { send: true };
 }
 
+/**
+ * Where a first claim may start without reading the lane: only where the lane as assumed makes `judge`
+ * send (never wait, skip or hold back on a guess), so a wrong guess costs one failed compare-and-set and
+ * a read, and nothing else.
+ * - The lane this process last wrote, free, with exactly the predecessor delivered: an order's next
+ *   status after one this replica sent (PROCESSING, then COMPLETED).
+ * - Nothing remembered, and a status with no predecessor to wait for (every payment, an order's first
+ *   announced status), on its first delivery: a new lane, created and leased in one write.
+ * Otherwise (undefined) the lane is read first.
+ */
+export function startingView(
+  remembered: LaneView | undefined,
+  sequence: number,
+  deliveryCount: number,
+): LaneView | undefined {
+  if (remembered)
+    return remembered.state.holder === null && remembered.state.delivered === sequence - 1
+      ? remembered
+      : undefined;
+  return sequence <= FIRST_ANNOUNCED_SEQUENCE && deliveryCount === 1 ? FRESH : undefined;
+}
+
 /** Takes the lane's lease, or says what to do instead. */
 async function claimLane(x: DeliverDeps, job: Job): Promise<{ hold: LaneHold } | { outcome: Outcome }> {
   const { d, msg } = job;
-  // A new lane (every payment, every first status) is created and leased in one write, without a read.
-  let view = d.sequence === 0 && msg.info.deliveryCount === 1 ? FRESH : await x.lanes.look(job.laneId);
+  let view =
+    startingView(x.lanes.remembered(job.laneId), d.sequence, msg.info.deliveryCount) ??
+    (await x.lanes.look(job.laneId));
   for (let tries = 0; ; tries++) {
     const now = Date.now();
     const verdict = judge(x, job, view.state, now);

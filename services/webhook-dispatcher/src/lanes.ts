@@ -41,6 +41,12 @@ export interface LaneHold {
 
 export interface Lanes {
   look(laneId: string): Promise<LaneView>;
+  /**
+   * The lane as this process last read or wrote it, if it remembers it: a starting point for a
+   * compare-and-set that spares a read. Possibly stale (another replica may have written since), which
+   * the compare-and-set finds out.
+   */
+  remembered(laneId: string): LaneView | undefined;
   /** Takes the lease if the lane is still at `seen.revision`; null when another writer got there first. */
   take(laneId: string, seen: LaneView, holder: string, leaseMs: number): Promise<LaneHold | null>;
   /** Writes the lane's next state and gives up the lease. */
@@ -54,6 +60,8 @@ const EMPTY: LaneState = { delivered: -1, holder: null, until: 0, attempts: {} }
 
 /** A lane untouched this long is forgotten; far beyond the longest retry schedule. */
 const LANE_TTL_MS = 30 * 24 * 3600 * 1000;
+/** Lanes a process remembers (an order's next status usually follows within minutes); past it, all are forgotten. */
+const REMEMBERED_LANES = 10_000;
 
 export async function openLanes(nc: NatsConnection, replicas = 1): Promise<Lanes> {
   const kv: KV = await new Kvm(nc).create(WebhookWork.lanesBucket, {
@@ -62,18 +70,32 @@ export async function openLanes(nc: NatsConnection, replicas = 1): Promise<Lanes
     replicas,
   });
   const encode = (s: LaneState) => JSON.stringify(s);
+  const memory = new Map<string, LaneView>();
+  const remember = (laneId: string, view: LaneView) => {
+    if (memory.size >= REMEMBERED_LANES) memory.clear();
+    memory.set(laneId, view);
+  };
 
   async function look(laneId: string): Promise<LaneView> {
     const entry = await kv.get(laneId);
-    if (entry?.operation !== "PUT") return { state: EMPTY, revision: 0 };
-    return { state: { ...EMPTY, ...entry.json<LaneState>() }, revision: entry.revision };
+    const view =
+      entry?.operation !== "PUT"
+        ? { state: EMPTY, revision: 0 }
+        : { state: { ...EMPTY, ...entry.json<LaneState>() }, revision: entry.revision };
+    remember(laneId, view);
+    return view;
   }
 
-  const write = (laneId: string, state: LaneState, revision: number) =>
-    compareAndSet(kv, laneId, encode(state), revision);
+  const write = async (laneId: string, state: LaneState, revision: number) => {
+    const written = await compareAndSet(kv, laneId, encode(state), revision);
+    if (written === null) memory.delete(laneId);
+    else remember(laneId, { state, revision: written });
+    return written;
+  };
 
   return {
     look,
+    remembered: (laneId) => memory.get(laneId),
     async take(laneId, seen, holder, leaseMs) {
       const state = { ...seen.state, holder, until: Date.now() + leaseMs };
       const revision = await write(laneId, state, seen.revision);
