@@ -255,18 +255,14 @@ async function main() {
           const created = await request("POST", "/pub/v2/offramp", key, ORDER_BODIES.offramp);
           const id = String(created.body.id ?? "");
           const t = performance.now();
-          const ok = async () => {
-            const deposit = await request("POST", `/sandbox/v2/offramp/${id}/token-deposit`, key, {});
-            if (deposit.status !== 202) return false;
-            while (performance.now() - t < 10_000) {
-              const r = await request("GET", `/pub/v2/transaction/${id}`, key);
-              if (r.body.status === "PROCESSING" || r.body.status === "COMPLETED") return true;
-              await new Promise((done) => setTimeout(done, 10));
-            }
-            return false;
-          };
-          const done = await ok();
-          return { ms: performance.now() - t, ok: done };
+          const deposit = await request("POST", `/sandbox/v2/offramp/${id}/token-deposit`, key, {});
+          while (deposit.status === 202 && performance.now() - t < 10_000) {
+            const r = await request("GET", `/pub/v2/transaction/${id}`, key);
+            if (r.body.status === "PROCESSING" || r.body.status === "COMPLETED")
+              return { ms: performance.now() - t, ok: true };
+            await new Promise((done) => setTimeout(done, 10));
+          }
+          return { ms: performance.now() - t, ok: false };
         }),
         await timed("webhook deliveries, key", async () => {
           const r = await request("GET", "/pub/v2/webhook/deliveries?limit=20", key);

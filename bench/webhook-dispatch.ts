@@ -253,7 +253,8 @@ async function fromOutside(deps: OutsideDeps) {
       value: floor.cpuMsPerPost,
       unit: "ms/POST",
     });
-    return { timedOut };
+    // A floor POST or a delivery the receiver refused makes the figures meaningless: the run fails.
+    return { timedOut, failed: floor.failed + now.rejected > 0 };
   } finally {
     await stopAll();
   }
@@ -430,7 +431,7 @@ async function main() {
   slow.close();
   await infra.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  process.exit(alone.timedOut || beside.timedOut || outside.timedOut ? 1 : 0);
+  process.exit(alone.timedOut || beside.timedOut || outside.timedOut || outside.failed ? 1 : 0);
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,7 @@ export * from "./all-in-order.ts";
 export * from "./change-feed.ts";
 export * from "./claims.ts";
 export * from "./config.ts";
+export * from "./deep-freeze.ts";
 export * from "./exact-cache.ts";
 export * from "./health.ts";
 export * from "./hold-locks.ts";

@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AppError, ChangeFeeds, type ChangeKind, type Currency, type RatesDto, Rpc } from "@ramp/contracts";
 import { followChangeFeed } from "./change-feed.ts";
+import { deepFreeze } from "./deep-freeze.ts";
 import { createExactCache } from "./exact-cache.ts";
 import type { Logger } from "./logger.ts";
 import { callRpc } from "./rpc.ts";
@@ -46,8 +47,8 @@ export function createRateCache(nc: NatsConnection, log: Logger): RateCache {
   // Answers to keep are computed from pricing's database: after a change this gateway has seen, the
   // pricing replica that answers may not have seen it yet, and its memory may still hold the older rate.
   // One that was in flight when a change arrived is not kept either (the cache's own rule).
-  // Kept answers are shared by every reader: frozen, so none can change another's (and a frozen answer's
-  // JSON text may be written once, see the gateway's reply).
+  // Kept answers are shared by every reader: deeply frozen, so none can change another's (and their JSON
+  // text may be written once, see the gateway's reply).
   const cache = createExactCache<Answer, RateKey, TraceContext>(async (key, trace) => {
     const slash = key.lastIndexOf("/");
     const answer = await ask(key.slice(0, slash), key.slice(slash + 1) as Currency, trace, true);
@@ -79,13 +80,4 @@ export function createRateCache(nc: NatsConnection, log: Logger): RateCache {
     },
     stop: feed.stop,
   };
-}
-
-/** `value` and every object inside it, frozen (answers are plain JSON data: no cycles). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

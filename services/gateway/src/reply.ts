@@ -1,14 +1,15 @@
 import { stringifyJson } from "@ramp/contracts";
+import { isDeeplyFrozen } from "@ramp/runtime";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 /**
- * The text of answers that cannot change (frozen: a kept rate), written once however often they are sent:
- * stringifying exactly was the largest share of the gateway's own work per cached rate read.
+ * The text of answers that cannot change (deeply frozen: a kept rate), written once however often they
+ * are sent: stringifying exactly was the largest share of the gateway's own work per cached rate read.
  */
 const written = new WeakMap<object, string>();
 const textOf = (value: unknown): string => {
-  if (typeof value !== "object" || value === null || !Object.isFrozen(value)) return stringifyJson(value);
+  if (!isDeeplyFrozen(value)) return stringifyJson(value);
   let text = written.get(value);
   if (text === undefined) {
     text = stringifyJson(value);
