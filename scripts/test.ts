@@ -10,6 +10,7 @@ import {
   ensurePostgres,
   TOOLS_DIR,
 } from "@ramp/devinfra";
+import { COUNTS_FILE, type Counts } from "./count-reporter.ts";
 
 // A CI log is not a terminal, yet CI=true makes vitest colour its report; log readers that look for
 // "Tests  504 passed" then find it split by escape codes. Plain text unless a person is watching.
@@ -50,10 +51,9 @@ step("structure", "pnpm", ["run", "--silent", "check:structure"]);
 // The browser tests drive the gateway's /console/, served from this build of the current source.
 process.stderr.write("\n[test] web console build\n");
 ensureConsoleBuilt({ always: true });
-// Besides the usual report, a JUnit file that CI systems read, and one plain summary line (no colour
-// codes) that a log reader can find whatever the terminal made of vitest's own.
-const JUNIT = ".data/test-results/junit.xml";
-rmSync(JUNIT, { force: true });
+// vitest's own report, then one plain closing line (no colour codes) that a log reader finds whatever the
+// terminal made of vitest's: the counts come from a reporter that prints nothing (count-reporter.ts).
+rmSync(COUNTS_FILE, { force: true });
 // The step is named "vitest", not "tests": its own "[test] <name>: ok in N s" line must not read like a
 // test count of its own, and the plain closing line below is the only one that starts with "tests:".
 step(
@@ -64,24 +64,17 @@ step(
     "vitest",
     "run",
     "--reporter=default",
-    "--reporter=junit",
-    `--outputFile.junit=${JUNIT}`,
+    "--reporter=./scripts/count-reporter.ts",
     ...process.argv.slice(2),
   ],
-  () => summarize(JUNIT),
+  closingLine,
 );
 
-function summarize(file: string) {
-  if (!existsSync(file)) return;
-  const suites = [...readFileSync(file, "utf8").matchAll(/<testsuite\b([^>]*)>/g)].map((m) => m[1] ?? "");
-  const count = (name: string) =>
-    suites.reduce((sum, attrs) => sum + Number(new RegExp(`\\b${name}="(\\d+)"`).exec(attrs)?.[1] ?? 0), 0);
-  const failed = count("failures") + count("errors");
-  const skipped = count("skipped");
-  const total = count("tests");
-  // One plain closing line and nothing else that looks like a runner's summary: CI readers also know
-  // other runners' closing lines ("N tests, N failures" is ExUnit's), and a detail line shaped like one
-  // of those was read as a run of no test. The JUnit file has the rest.
-  process.stderr.write(`[test] JUnit report of ${suites.length} files in ${file}\n`);
-  process.stdout.write(`tests: ${total - failed - skipped} passed, ${failed} failed, ${skipped} skipped\n`);
+// One plain closing line and nothing else shaped like a runner's summary: CI readers know many runners'
+// closing lines ("N tests, N failures" is ExUnit's), and a detail line shaped like one of those was read
+// as a run of no test.
+function closingLine() {
+  if (!existsSync(COUNTS_FILE)) return;
+  const { passed, failed, skipped } = JSON.parse(readFileSync(COUNTS_FILE, "utf8")) as Counts;
+  process.stdout.write(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
 }
