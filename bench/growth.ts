@@ -6,8 +6,10 @@
  * History is seeded straight into the orders service's database in batches (insertMany, with the
  * transaction list's keys and marks as the store writes them), each order built by the service's own
  * builder (the fixture its tests use, over `baseDoc`): finished orders of one business, one a minute
- * back from now, mixed types, statuses and currencies, nothing pending; and for each, the webhook
- * attempt that delivered it, through the dispatcher's own store.
+ * back from now, mixed types, statuses and currencies, nothing pending; for each, the webhook
+ * attempt that delivered it, through the dispatcher's own store; and for each completed offramp its
+ * chain deposit (chain-watcher's database) and its bank payout (banking's), so every service's sweeps
+ * run over history of its own.
  * Then, at each size, BENCH_GROWTH_REQUESTS requests one after another (each row stops early once it
  * has spent BENCH_GROWTH_ROW_S seconds; a request gives up after 12 s):
  *
@@ -19,8 +21,8 @@
  *   deliveries    GET /pub/v2/webhook/deliveries?limit=20 (the key's newest), and ?id= one order's
  *   floor         the database's own findOne({_id}) on the same collection, from this process
  *
- * and the sweeps' cost: rows PostgreSQL reads (sequential + index fetches, over every table of every
- * service, from its statistics) per minute while the system is idle for BENCH_GROWTH_IDLE_S seconds —
+ * and the sweeps' cost: rows PostgreSQL reads (sequential and index fetches apart, over every table of
+ * every service, from its statistics) per minute while the system is idle for BENCH_GROWTH_IDLE_S seconds —
  * all that runs then is the periodic sweeps (the orders this run created are finished first, so what
  * is measured is the cost of history, not of pending work). Finally how long orders takes to stop.
  *
@@ -45,6 +47,8 @@ import {
 import { type Collection, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { sandboxChainEnv } from "../e2e/support/tokens.ts";
+import type { PayoutDoc } from "../services/banking/src/payouts/payouts.ts";
+import type { DepositDoc } from "../services/chain-watcher/src/deposits/deposit-store.ts";
 import type { OrderDoc } from "../services/orders/src/orders/order-doc.ts";
 import { insertListedOrders } from "../services/orders/src/orders/order-list-keys.ts";
 import { orderFixture } from "../services/orders/test/support/order-fixture.ts";
@@ -137,9 +141,53 @@ function attemptFor(order: OrderDoc, apiKeyId: string, i: number): AttemptDoc {
   };
 }
 
+/** The chain deposit that paid a completed offramp, as chain-watcher stores it (its event long sent). */
+function depositFor(order: OrderDoc): DepositDoc {
+  const txId = `seed${order._id.toHexString()}`;
+  return {
+    _id: `SOLANA:${txId}:0`,
+    chain: "SOLANA",
+    txId,
+    index: 0,
+    address: `seed-address-${order._id.toHexString()}`,
+    mint: "seed-mint",
+    amount: "10",
+    sender: "seed-sender",
+    purpose: "offramp",
+    ref: order._id.toHexString(),
+    token: { decimals: 6, stablecoin: true, usdPrice: "1" },
+    observedAt: new Date(order.createdAt.getTime() + 1_000),
+    outbox: [],
+  };
+}
+
+/** The bank payout that completed it, as banking stores it. */
+function payoutFor(order: OrderDoc): PayoutDoc {
+  const orderId = order._id.toHexString();
+  return {
+    _id: orderId,
+    command: {
+      orderId,
+      bankCode: "058",
+      accountNumber: "0123456789",
+      accountName: "ADA OKAFOR",
+      currency: "NGN",
+      fiatAmount: "15000",
+      narration: "seed",
+    },
+    status: "COMPLETED",
+    reference: `seed-${orderId}`,
+    reason: null,
+    createdAt: new Date(order.createdAt.getTime() + 2_000),
+    outbox: [],
+  };
+}
+
 /** Rows PostgreSQL has read so far (sequential and by index), per table (schema = service database). */
+// Sequential and index reads apart: a sequential one on a table that grows is what history would cost.
 const ROWS_READ =
-  "select schemaname || '.' || relname, seq_tup_read + coalesce(idx_tup_fetch, 0) from pg_stat_user_tables";
+  "select schemaname || '.' || relname || ' (sequential)', seq_tup_read from pg_stat_user_tables union all " +
+  "select schemaname || '.' || relname || ' (index)', coalesce(idx_tup_fetch, 0) from pg_stat_user_tables";
 function rowsRead(binDir: string, pg: PostgresServer): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of psql(binDir, pg, ["-A", "-t", "-F", "\t", "-c", ROWS_READ]).trim().split("\n")) {
@@ -198,6 +246,8 @@ async function main() {
   const apiKeyId = String(keyDoc?.keyId);
   // The dispatcher's log, written by its own store (which keys each attempt for its lists).
   const attempts = createDeliveriesStore(await stack.db("webhook-dispatcher"));
+  const deposits = (await stack.db("chain-watcher")).collection<DepositDoc>("deposits");
+  const payouts = (await stack.db("banking")).collection<PayoutDoc>("payouts");
   const newest = Date.now() - 60_000;
   const ids: ObjectId[] = [];
   let seeded = 0;
@@ -227,6 +277,9 @@ async function main() {
         const docs = Array.from({ length: n }, (_, k) => historic(businessId, seeded + k, newest));
         await insertListedOrders(ordersDb, docs);
         await attempts.insertAttempts(docs.map((d, k) => attemptFor(d, apiKeyId, seeded + k)));
+        const paid = docs.filter((d) => d.transactionType === "OFF_RAMP" && d.status === "COMPLETED");
+        await deposits.insertMany(paid.map(depositFor));
+        await payouts.insertMany(paid.map(payoutFor));
         for (const d of docs) if (ids.length < 5_000 || Math.random() < 0.01) ids.push(d._id);
         seeded += n;
       }

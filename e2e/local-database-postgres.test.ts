@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureFerretDb, findPostgres, startFerretOnPostgres, TOOLS_DIR } from "@ramp/devinfra";
-import { MongoClient, type MongoServerError } from "mongodb";
+import { ensureFerretDb, findPostgres, psql, startFerretOnPostgres, TOOLS_DIR } from "@ramp/devinfra";
+import { type Collection, MongoClient, type MongoServerError } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
 
 /** Pids whose parent is `pid` (Linux /proc): the server processes a PostgreSQL postmaster forks. */
@@ -70,4 +70,77 @@ describe("RAMP_LOCAL_DB=postgresql: FerretDB on a private PostgreSQL cluster", (
     expect(serverProcesses.filter(alive)).toEqual([]);
     await expect(MongoClient.connect(db.url, { serverSelectionTimeoutMS: 1_000 })).rejects.toThrow();
   });
+
+  /** FerretDB on PostgreSQL with a client, psql, and a collection whose table no vacuum or analyze touches. */
+  async function withCollection(name: string, run: (t: Collection<Doc>, sql: Sql) => Promise<void>) {
+    const postgresBin = findPostgres() ?? "";
+    const db = await startFerretOnPostgres(ensureFerretDb(TOOLS_DIR), postgresBin, inject("testDataDir"));
+    const client = await MongoClient.connect(db.url);
+    try {
+      const col = client.db("local_db").collection<Doc>(name);
+      await col.createIndex({ outboxPending: 1 }, { sparse: true });
+      const sql: Sql = (query) => psql(postgresBin, db.postgres, ["-A", "-t", "-F", " ", "-c", query]).trim();
+      const table = sql(
+        `select 'local_db.' || tablename from pg_tables where schemaname = 'local_db' and tablename like '${name}%'`,
+      );
+      // What a long gap between two autovacuum runs leaves: no ANALYZE re-plans, no VACUUM tidies.
+      sql(`alter table ${table} set (autovacuum_enabled = false)`);
+      await run(col, (query) => sql(query.replaceAll("$table", table)));
+    } finally {
+      await client.close();
+      await db.stop();
+    }
+  }
+  const insert = async (col: Collection<Doc>, prefix: string, count: number) => {
+    for (let done = 0; done < count; done += 1_000)
+      await col.insertMany(Array.from({ length: 1_000 }, (_, i) => ({ _id: `${prefix}-${done + i}` })));
+  };
+
+  it("answers a sweep's equality from its index after the collection grew from a few documents", async () => {
+    await withCollection("sweeps", async (col, sql) => {
+      await col.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `small-${i}` })));
+      const sweep = () => col.find({ outboxPending: true }).limit(200).toArray();
+      // A statement is planned for its values five times; then PostgreSQL may keep a generic plan.
+      for (let i = 0; i < 20; i++) await sweep();
+      await insert(col, "grown", 5_000);
+      for (let i = 0; i < 20; i++) expect(await sweep()).toEqual([]);
+      const counters = () => {
+        const [seqScans, seqRows, indexScans] = sql(
+          "select seq_scan, seq_tup_read, coalesce(idx_scan, 0) from pg_stat_user_tables where relid = '$table'::regclass",
+        )
+          .split(" ")
+          .map(Number);
+        return { scans: (seqScans ?? 0) + (indexScans ?? 0), seqRows: seqRows ?? 0 };
+      };
+      // A server process reports its counters after it has been idle a while: wait for all 40 scans.
+      let read = counters();
+      for (const deadline = Date.now() + 30_000; read.scans < 40 && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        read = counters();
+      }
+      expect(read.scans).toBeGreaterThanOrEqual(40);
+      // A generic plan would have read the whole collection (5,020 rows) on nearly every sweep since.
+      expect(read.seqRows).toBeLessThan(5_000);
+    });
+  });
+
+  it("finds a document by _id reading a few pages, however many were inserted since the last vacuum", async () => {
+    await withCollection("lookups", async (col, sql) => {
+      await insert(col, "order", 10_000);
+      expect(await col.findOne({ _id: "order-4321" })).toEqual({ _id: "order-4321" });
+      // The statement FerretDB sends for that findOne (its pushed-down equality), as PostgreSQL runs it.
+      const [plan] = JSON.parse(
+        sql(
+          `explain (analyze, buffers, format json) select _jsonb from $table where _jsonb->'_id' @> '"order-4321"'`,
+        ),
+      ) as [{ Plan: { "Actual Rows": number; "Shared Hit Blocks": number; "Shared Read Blocks": number } }];
+      expect(plan.Plan["Actual Rows"]).toBe(1);
+      // Its index and the row: a handful of pages. A GIN pending list of 10,000 entries, which every
+      // search reads whole, would add about 30.
+      expect(plan.Plan["Shared Hit Blocks"] + plan.Plan["Shared Read Blocks"]).toBeLessThan(10);
+    });
+  });
 });
+
+type Doc = { _id: string; outboxPending?: boolean };
+type Sql = (query: string) => string;

@@ -15,7 +15,7 @@ import { type FailedAsks, payWithRetries, type RetryPolicy } from "./rail-retrie
 
 type PayoutStatus = "PENDING" | "COMPLETED" | "FAILED";
 
-interface PayoutDoc {
+export interface PayoutDoc {
   _id: string; // orderId: one payout per order
   command: PayoutCommand;
   status: PayoutStatus;
