@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { type ExceptionDto, type RefundDto, Rpc } from "@ramp/contracts";
-import { callRpc } from "@ramp/runtime";
+import { Events, type ExceptionDto, type RefundDto, Rpc } from "@ramp/contracts";
+import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInOperator } from "./support/console-operator.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
@@ -75,6 +75,24 @@ async function offramp(accountNumber: string) {
   });
   expect(res.status).toBe(201);
   return res.body as { id: string; address: string };
+}
+
+/** An offramp paid in tokens, once it has ended: COMPLETED, or ERROR when its account refuses payouts (888…). */
+async function paidOfframp(accountNumber: string) {
+  const order = await offramp(accountNumber);
+  await callRpc(nc, Rpc.sandboxChainDeposit, {
+    chain: "BASE",
+    address: order.address,
+    mint: BASE_USDC,
+    amount: "10",
+  });
+  return { ...order, status: await finalStatus(order.id) };
+}
+
+async function erroredOfframp(accountNumber: string) {
+  const order = await paidOfframp(accountNumber);
+  expect(order.status).toBe("ERROR");
+  return order;
 }
 
 const transfersTo = async (requestId: string) =>
@@ -243,14 +261,7 @@ describe("refundable funds", () => {
   });
 
   it("an ERROR offramp's tokens are refunded once, the order stays ERROR and its payout-failed exception closes", async () => {
-    const order = await offramp("8880000007");
-    await callRpc(nc, Rpc.sandboxChainDeposit, {
-      chain: "BASE",
-      address: order.address,
-      mint: BASE_USDC,
-      amount: "10",
-    });
-    expect(await finalStatus(order.id)).toBe("ERROR");
+    const order = await erroredOfframp("8880000007");
     const exception = await openException("payout-failed", order.id);
     expect(exception.detail).toMatch(/payout failed/);
 
@@ -277,14 +288,8 @@ describe("refundable funds", () => {
     expect(timeline.detail.txHash).toBeTruthy();
 
     // A completed order has nothing to refund.
-    const done = await offramp("0123456789");
-    await callRpc(nc, Rpc.sandboxChainDeposit, {
-      chain: "BASE",
-      address: done.address,
-      mint: BASE_USDC,
-      amount: "10",
-    });
-    expect(await finalStatus(done.id)).toBe("COMPLETED");
+    const done = await paidOfframp("0123456789");
+    expect(done.status).toBe("COMPLETED");
     expect((await console_("POST", `/transactions/${done.id}/refund`, { toAddress: REFUND_TO })).status).toBe(
       409,
     );
@@ -292,26 +297,48 @@ describe("refundable funds", () => {
 });
 
 describe("payouts when the rail fails", () => {
-  const paid = async (accountNumber: string) => {
-    const order = await offramp(accountNumber);
-    await callRpc(nc, Rpc.sandboxChainDeposit, {
-      chain: "BASE",
-      address: order.address,
-      mint: BASE_USDC,
-      amount: "10",
-    });
-    return { id: order.id, status: await finalStatus(order.id) };
-  };
-
   it("a rail answering 503 twice is asked again and the order completes, paid once", async () => {
-    const order = await paid("7770000001");
+    const order = await paidOfframp("7770000001");
     expect(order.status).toBe("COMPLETED");
     const payouts = (await stack.db("banking")).collection("payouts");
     expect(await payouts.findOne({ _id: order.id } as never)).toMatchObject({ status: "COMPLETED" });
   });
 
+  it("a refund settled before the order's payout-failed exception was raised still leaves it closed", async () => {
+    const order = await erroredOfframp("8880000009");
+    const first = await openException("payout-failed", order.id);
+    // orders dies between the order's ERROR and its exception: as if it had never been raised.
+    const exceptions = (await stack.db("orders")).collection("exceptions");
+    await exceptions.deleteOne({ key: `payout-failed:${order.id}` });
+    expect(await exceptionById(first.id)).toBeUndefined();
+    const click = await console_("POST", `/transactions/${order.id}/refund`, { toAddress: REFUND_TO });
+    expect(click.status).toBe(202);
+    const funds = (await stack.db("orders")).collection("received_funds");
+    await eventually(
+      async () => ((await funds.findOne({ orderId: order.id }))?.outcome === "refunded" ? true : undefined),
+      30_000,
+    );
+    // Restarted, orders is handed the failed payout's result again and raises the exception now.
+    const bankingNc = await stack.connectAs("banking");
+    const { js } = await ensureStreams(bankingNc);
+    await publish(
+      js,
+      Events.payoutResult,
+      { orderId: order.id, status: "FAILED", reference: `again-${order.id}`, reason: "rail refused" },
+      `again:payout:${order.id}`,
+    );
+    await bankingNc.close();
+    const raised = await eventually(
+      async () =>
+        (await exceptions.findOne({ key: `payout-failed:${order.id}`, status: "resolved" })) ?? undefined,
+      30_000,
+    );
+    expect(raised.note).toMatch(/^refunded \(0x[0-9a-f]{64}\)$/);
+    expect(await transfersTo(`refund:${(click.body as RefundDto).fundId}`)).toBe(1);
+  });
+
   it("a rail that stays down: after the last retry the order is ERROR and a payout-failed exception opens", async () => {
-    const order = await paid("7760000001");
+    const order = await paidOfframp("7760000001");
     expect(order.status).toBe("ERROR");
     const exception = await openException("payout-failed", order.id);
     expect(exception.detail).toMatch(/Bank rail unavailable after 4 attempts/);
@@ -320,13 +347,7 @@ describe("payouts when the rail fails", () => {
 
 describe("the exceptions queue", () => {
   it("resolves with a note once; a repeat is 204 and changes nothing; bad input is a 400", async () => {
-    const order = await offramp("8880000008");
-    await callRpc(nc, Rpc.sandboxChainDeposit, {
-      chain: "BASE",
-      address: order.address,
-      mint: BASE_USDC,
-      amount: "10",
-    });
+    const order = await erroredOfframp("8880000008");
     const exception = await openException("payout-failed", order.id);
     const resolve = (note: unknown) => console_("POST", `/exceptions/${exception.id}/resolve`, { note });
     expect((await resolve("")).status).toBe(400);

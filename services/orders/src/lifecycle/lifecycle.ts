@@ -6,7 +6,7 @@ import {
   type TransferResult,
 } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
-import { payoutFailed, refundableFunds } from "../money/raised-here.ts";
+import { payoutFailed, payoutFailedKey, refundableFunds } from "../money/raised-here.ts";
 import { refundAttemptOf } from "../money/refunds.ts";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
@@ -77,7 +77,13 @@ export function createLifecycle(deps: LifecycleDeps) {
       if (ev.status !== "FAILED") return;
       // Whether this delivery or an earlier one moved it: the exception is keyed by the order.
       const order = await store.get(ev.orderId);
-      if (order?.status === "ERROR") await deps.exceptions.raise(payoutFailed(order));
+      if (order?.status !== "ERROR") return;
+      await deps.exceptions.raise(payoutFailed(order));
+      // A refund that settled before this raise (the result redelivered after a crash between the
+      // order's ERROR and its exception) cleared nothing. The refund marks its fund before it clears,
+      // so checking after the raise leaves the exception open in no ordering of the two.
+      const proof = await deps.refunds.refundedProof(ev.orderId);
+      if (proof !== null) await deps.exceptions.clear(payoutFailedKey(ev.orderId), `refunded (${proof})`);
     },
 
     async onFiatDeposit(ev: FiatDepositReceived, trace: TraceContext) {

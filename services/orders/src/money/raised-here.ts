@@ -35,10 +35,13 @@ export function refundableFunds(
   };
 }
 
+/** The key of an offramp's payout-failed exception: raised when its payout fails, cleared by its refund. */
+export const payoutFailedKey = (orderId: string) => `payout-failed:${orderId}`;
+
 export function payoutFailed(order: OrderDoc): RaisedException {
   const orderId = order._id.toHexString();
   return {
-    key: `payout-failed:${orderId}`,
+    key: payoutFailedKey(orderId),
     kind: "payout-failed",
     businessId: order.businessId,
     orderId,

@@ -30,6 +30,7 @@ import { type Db, ObjectId } from "mongodb";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { ReceivedFundsDoc } from "../orders/received-funds.ts";
 import type { ExceptionsStore } from "./exceptions-store.ts";
+import { payoutFailedKey } from "./raised-here.ts";
 
 /** An attempt that failed for good, kept on its refund when the operator asks again. */
 export interface FailedRefundAttempt {
@@ -366,8 +367,16 @@ export function createRefunds(deps: RefundsDeps) {
         { $set: { outcome: "refunded", refund: { ...proofs, destination, at } } },
       );
       await deps.exceptions.clear(`refundable-funds:${fundId}`, `refunded (${proof})`);
-      if (refund.orderId)
-        await deps.exceptions.clear(`payout-failed:${refund.orderId}`, `refunded (${proof})`);
+      if (refund.orderId) await deps.exceptions.clear(payoutFailedKey(refund.orderId), `refunded (${proof})`);
+    },
+
+    /**
+     * What proves the order's tokens were refunded (a tx hash or rail reference), or null while they
+     * were not: the fund is marked refunded before the refund clears the order's exceptions.
+     */
+    async refundedProof(orderId: string): Promise<string | null> {
+      const fund = await funds.findOne({ orderId, outcome: "refunded" });
+      return fund?.refund ? (fund.refund.txHash ?? fund.refund.railReference ?? "") : null;
     },
 
     startSweeper: (): Stoppable => store.startSweeper(),
