@@ -1,7 +1,17 @@
+import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Events, type ExceptionDto, type RefundDto, Rpc } from "@ramp/contracts";
+import {
+  DepositObserved,
+  Events,
+  type ExceptionDto,
+  type RefundDto,
+  Rpc,
+  type ServiceName,
+  type StreamContract,
+} from "@ramp/contracts";
 import { callRpc, ensureStreams, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { signedInOperator } from "./support/console-operator.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
 import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
@@ -75,6 +85,21 @@ async function offramp(accountNumber: string) {
   });
   expect(res.status).toBe(201);
   return res.body as { id: string; address: string };
+}
+
+/** Publishes an event again as its service would after a crash (a message id of its own, so not deduplicated). */
+async function replayAs<C extends StreamContract>(
+  service: ServiceName,
+  contract: C,
+  payload: z.input<C["payload"]>,
+) {
+  const conn = await stack.connectAs(service);
+  try {
+    const { js } = await ensureStreams(conn);
+    await publish(js, contract, payload, `again:${randomUUID()}`);
+  } finally {
+    await conn.close();
+  }
 }
 
 /** An offramp paid in tokens, once it has ended: COMPLETED, or ERROR when its account refuses payouts (888…). */
@@ -294,6 +319,40 @@ describe("refundable funds", () => {
       409,
     );
   });
+  it("a fund refunded before its exception was raised still leaves the exception closed", async () => {
+    const order = await paidOfframp("0123456700");
+    expect(order.status).toBe("COMPLETED");
+    await callRpc(nc, Rpc.sandboxChainDeposit, {
+      chain: "BASE",
+      address: order.address,
+      mint: BASE_USDC,
+      amount: "10",
+    });
+    const first = await openException("refundable-funds", order.id);
+    const fundId = first.fundId ?? "";
+    // orders dies between the fund's record and its exception: as if it had never been raised.
+    const exceptions = (await stack.db("orders")).collection("exceptions");
+    await exceptions.deleteOne({ key: `refundable-funds:${fundId}` });
+    expect((await console_("POST", `/funds/${fundId}/refund`, { toAddress: REFUND_TO })).status).toBe(202);
+    const funds = (await stack.db("orders")).collection<{ _id: string; outcome: string }>("received_funds");
+    await eventually(
+      async () => ((await funds.findOne({ _id: fundId }))?.outcome === "refunded" ? true : undefined),
+      30_000,
+    );
+    // Restarted, orders is handed the deposit again and raises the fund's exception now.
+    const [, chain, txId, index] = fundId.split(":");
+    const stored = await (await stack.db("chain-watcher"))
+      .collection("deposits")
+      .findOne({ txId, index: Number(index), chain } as never);
+    await replayAs("chain-watcher", Events.depositObserved, DepositObserved.parse(stored));
+    const raised = await eventually(
+      async () =>
+        (await exceptions.findOne({ key: `refundable-funds:${fundId}`, status: "resolved" })) ?? undefined,
+      30_000,
+    );
+    expect(raised.note).toMatch(/^refunded \(0x[0-9a-f]{64}\)$/);
+    expect(await transfersTo(`refund:${fundId}`)).toBe(1);
+  });
 });
 
 describe("payouts when the rail fails", () => {
@@ -319,15 +378,12 @@ describe("payouts when the rail fails", () => {
       30_000,
     );
     // Restarted, orders is handed the failed payout's result again and raises the exception now.
-    const bankingNc = await stack.connectAs("banking");
-    const { js } = await ensureStreams(bankingNc);
-    await publish(
-      js,
-      Events.payoutResult,
-      { orderId: order.id, status: "FAILED", reference: `again-${order.id}`, reason: "rail refused" },
-      `again:payout:${order.id}`,
-    );
-    await bankingNc.close();
+    await replayAs("banking", Events.payoutResult, {
+      orderId: order.id,
+      status: "FAILED",
+      reference: `again-${order.id}`,
+      reason: "rail refused",
+    });
     const raised = await eventually(
       async () =>
         (await exceptions.findOne({ key: `payout-failed:${order.id}`, status: "resolved" })) ?? undefined,

@@ -6,7 +6,8 @@ import {
   type TransferResult,
 } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
-import { payoutFailed, payoutFailedKey, refundableFunds } from "../money/raised-here.ts";
+import type { RaisedException } from "../money/exceptions-store.ts";
+import { payoutFailed, refundableFunds } from "../money/raised-here.ts";
 import { refundAttemptOf } from "../money/refunds.ts";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { FundsOutcome, LandedFunds } from "../orders/received-funds.ts";
@@ -24,6 +25,17 @@ export function createLifecycle(deps: LifecycleDeps) {
   const { store, payments, funds, log } = deps;
   const onramp = createOnrampLifecycle(deps);
   const offramp = createOfframpLifecycle(deps);
+
+  /**
+   * Raises an exception that a refund settles. A refund that settled before this raise (its cause
+   * redelivered after a crash between the cause's record and its exception) cleared nothing; the refund
+   * marks its fund before it clears, so checking after the raise leaves it open in no ordering of the two.
+   */
+  async function raiseRefundable(e: RaisedException, of: { fundId: string } | { orderId: string }) {
+    await deps.exceptions.raise(e);
+    const proof = await deps.refunds.refundedProof(of);
+    if (proof !== null) await deps.exceptions.clear(e.key, `refunded (${proof})`);
+  }
 
   /** The one place that decides what a fund is for — an order, a payment or nothing — fiat and chain alike. */
   async function apply(landed: LandedFunds, order: OrderDoc | null, trace: TraceContext) {
@@ -52,7 +64,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     await funds.record(landed.id, landed.ref, target, outcome, landed.detail);
     // After the record, keyed by the fund: a redelivery after a crash in between raises it then.
     if (outcome !== "applied")
-      await deps.exceptions.raise(refundableFunds(landed, outcome, target, businessId));
+      await raiseRefundable(refundableFunds(landed, outcome, target, businessId), { fundId: landed.id });
     // Only once the fund is on record: a crash here leaves the account open, and the redelivered
     // deposit finds its change already made and closes it then.
     if (outcome === "applied" && !landed.chain)
@@ -77,13 +89,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       if (ev.status !== "FAILED") return;
       // Whether this delivery or an earlier one moved it: the exception is keyed by the order.
       const order = await store.get(ev.orderId);
-      if (order?.status !== "ERROR") return;
-      await deps.exceptions.raise(payoutFailed(order));
-      // A refund that settled before this raise (the result redelivered after a crash between the
-      // order's ERROR and its exception) cleared nothing. The refund marks its fund before it clears,
-      // so checking after the raise leaves the exception open in no ordering of the two.
-      const proof = await deps.refunds.refundedProof(ev.orderId);
-      if (proof !== null) await deps.exceptions.clear(payoutFailedKey(ev.orderId), `refunded (${proof})`);
+      if (order?.status === "ERROR") await raiseRefundable(payoutFailed(order), { orderId: ev.orderId });
     },
 
     async onFiatDeposit(ev: FiatDepositReceived, trace: TraceContext) {

@@ -371,11 +371,12 @@ export function createRefunds(deps: RefundsDeps) {
     },
 
     /**
-     * What proves the order's tokens were refunded (a tx hash or rail reference), or null while they
-     * were not: the fund is marked refunded before the refund clears the order's exceptions.
+     * What proves a fund (or an order's fund) was refunded, a tx hash or rail reference, or null while
+     * it was not: the fund is marked refunded before the refund clears its exceptions.
      */
-    async refundedProof(orderId: string): Promise<string | null> {
-      const fund = await funds.findOne({ orderId, outcome: "refunded" });
+    async refundedProof(of: { fundId: string } | { orderId: string }): Promise<string | null> {
+      const which = "fundId" in of ? { _id: of.fundId } : { orderId: of.orderId };
+      const fund = await funds.findOne({ ...which, outcome: "refunded" });
       return fund?.refund ? (fund.refund.txHash ?? fund.refund.railReference ?? "") : null;
     },
 
