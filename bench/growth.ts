@@ -183,8 +183,10 @@ function payoutFor(order: OrderDoc): PayoutDoc {
   };
 }
 
-/** Rows PostgreSQL has read so far (sequential and by index), per table (schema = service database). */
-// Sequential and index reads apart: a sequential one on a table that grows is what history would cost.
+/**
+ * Rows PostgreSQL has read so far per table (schema = service database), sequential and by index apart:
+ * a sequential read of a table that grows is what history would cost.
+ */
 const ROWS_READ =
   "select schemaname || '.' || relname || ' (sequential)', seq_tup_read from pg_stat_user_tables union all " +
   "select schemaname || '.' || relname || ' (index)', coalesce(idx_tup_fetch, 0) from pg_stat_user_tables";

@@ -13,6 +13,9 @@ const WHY: Record<Exclude<FundsOutcome, "applied" | "refunded">, string> = {
   unmatched: "names no order or payment",
 };
 
+/** The key of a received fund's refundable-funds exception: raised when it is not applied, cleared by its refund. */
+export const refundableFundsKey = (fundId: string) => `refundable-funds:${fundId}`;
+
 export function refundableFunds(
   landed: LandedFunds,
   outcome: Exclude<FundsOutcome, "applied">,
@@ -22,7 +25,7 @@ export function refundableFunds(
   const fiat = landed.chain ? null : FiatDepositReceived.safeParse(landed.detail);
   const why = outcome === "refunded" ? "was refunded" : WHY[outcome];
   return {
-    key: `refundable-funds:${landed.id}`,
+    key: refundableFundsKey(landed.id),
     kind: "refundable-funds",
     businessId,
     ...(orderId ? { orderId } : {}),

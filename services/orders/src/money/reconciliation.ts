@@ -13,6 +13,7 @@ import { type Db, ObjectId } from "mongodb";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { ReceivedFundsDoc } from "../orders/received-funds.ts";
 import type { ExceptionDoc } from "./exceptions-store.ts";
+import { refundableFundsKey } from "./raised-here.ts";
 import { REFUND_PREFIX, type RefundDoc, refundAttemptOf } from "./refunds.ts";
 
 const BATCH = 500;
@@ -200,11 +201,11 @@ export function createReconciliation(deps: { db: Db; nc: NatsConnection }) {
         .toArray();
       for (const batch of chunks(loose)) {
         const open = await exceptions
-          .find({ key: { $in: batch.map((f) => `refundable-funds:${f._id}`) }, status: "open" })
+          .find({ key: { $in: batch.map((f) => refundableFundsKey(f._id)) }, status: "open" })
           .project<{ key: string }>({ key: 1 })
           .toArray();
         const tracked = new Set(open.map((e) => e.key));
-        for (const f of batch.filter((x) => !tracked.has(`refundable-funds:${x._id}`)))
+        for (const f of batch.filter((x) => !tracked.has(refundableFundsKey(x._id))))
           mismatches.push({
             kind: "fund-unaccounted",
             ref: f._id,

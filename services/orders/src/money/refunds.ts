@@ -30,7 +30,7 @@ import { type Db, ObjectId } from "mongodb";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import type { ReceivedFundsDoc } from "../orders/received-funds.ts";
 import type { ExceptionsStore } from "./exceptions-store.ts";
-import { payoutFailedKey } from "./raised-here.ts";
+import { payoutFailedKey, refundableFundsKey } from "./raised-here.ts";
 
 /** An attempt that failed for good, kept on its refund when the operator asks again. */
 export interface FailedRefundAttempt {
@@ -366,7 +366,7 @@ export function createRefunds(deps: RefundsDeps) {
         { _id: fundId },
         { $set: { outcome: "refunded", refund: { ...proofs, destination, at } } },
       );
-      await deps.exceptions.clear(`refundable-funds:${fundId}`, `refunded (${proof})`);
+      await deps.exceptions.clear(refundableFundsKey(fundId), `refunded (${proof})`);
       if (refund.orderId) await deps.exceptions.clear(payoutFailedKey(refund.orderId), `refunded (${proof})`);
     },
 
