@@ -88,15 +88,21 @@ export interface Received<T> {
 export async function collect<C extends StreamContract>(nc: NatsConnection, contract: C) {
   const js = jetstream(nc);
   const stream = contract.stream === STREAMS.events.name ? STREAMS.events.name : STREAMS.commands.name;
-  const consumer = await js.consumers.get(stream, { filter_subjects: [contract.subject] });
+  const consumer = await js.consumers.get(stream, { filter_subjects: contract.subject });
   const messages = await consumer.consume();
   const received: Received<z.infer<C["payload"]>>[] = [];
   const loop = (async () => {
     for await (const m of messages) {
-      received.push({
-        msgId: m.headers?.get("Nats-Msg-Id"),
-        payload: contract.payload.parse(m.json()) as z.infer<C["payload"]>,
-      });
+      // The server filters already; a CI run once saw another subject's event reach this loop, so the
+      // subject is checked here too rather than trusted.
+      if (m.subject !== contract.subject) continue;
+      const payload = contract.payload.safeParse(m.json());
+      if (!payload.success) {
+        throw new Error(`${m.subject} #${m.seq} breaks its contract: ${m.string()}`, {
+          cause: payload.error,
+        });
+      }
+      received.push({ msgId: m.headers?.get("Nats-Msg-Id"), payload: payload.data as z.infer<C["payload"]> });
     }
   })();
   return {
