@@ -7,7 +7,8 @@
 # Without RAMP_URL and RAMP_API_KEY it starts the local stack itself (`npm start` on a free port,
 # 127.0.0.1 only) and stops it afterwards. schemathesis is installed into .tools/schemathesis on first
 # use. Reports (HAR of every request) go to .data/fuzz/. Against a stack of your own, set
-# RAMP_ADMIN_TOKEN too so the admin routes are explored.
+# RAMP_ADMIN_TOKEN too so the admin routes are explored; on the stack it starts, the console routes are
+# explored too, signed in as an operator it creates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -57,6 +58,30 @@ fi
 # explored past its authentication instead of only collecting 401s.
 ADMIN_HEADER=()
 [ -n "${RAMP_ADMIN_TOKEN:-}" ] && ADMIN_HEADER=(--header "authorization: Bearer $RAMP_ADMIN_TOKEN")
+# The console routes (money operations among them) take an operator's session: on the stack this
+# script started, an admin operator is created and signed in, and its cookie and CSRF token go with
+# every request. Signing out would end that session halfway, so that one operation is left out.
+CONSOLE_HEADERS=()
+if [ -n "$STACK_PID" ] && [ -n "${RAMP_ADMIN_TOKEN:-}" ]; then
+  mapfile -t CONSOLE_HEADERS < <(python3 - "$RAMP_URL" "$RAMP_ADMIN_TOKEN" <<'PY'
+import json, secrets, sys, urllib.request
+url, token = sys.argv[1], sys.argv[2]
+email, password = "fuzz-operator@example.com", secrets.token_urlsafe(24)
+def post(path, body, headers):
+    req = urllib.request.Request(url + path, json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json", **headers})
+    return urllib.request.urlopen(req, timeout=30)
+post("/admin/v1/operators", {"email": email, "password": password, "role": "admin"},
+     {"authorization": f"Bearer {token}"})
+signed_in = post("/console/v1/session", {"email": email, "password": password}, {})
+cookie = signed_in.headers["set-cookie"].split(";")[0]
+print("--header"); print(f"cookie: {cookie}")
+print("--header"); print(f"x-csrf-token: {json.load(signed_in)['csrfToken']}")
+print("--exclude-operation-id"); print("consoleSignOut")
+PY
+  )
+  [ "${#CONSOLE_HEADERS[@]}" -eq 6 ] || { echo "could not sign an operator in to the console" >&2; exit 1; }
+fi
 
 set +e
 # From the report folder: schemathesis keeps a cache (.schemathesis/) in its working directory, which
@@ -66,6 +91,7 @@ cd "$OUT"
   --url "$RAMP_URL" \
   --header "x-api-key: $RAMP_API_KEY" \
   "${ADMIN_HEADER[@]}" \
+  "${CONSOLE_HEADERS[@]}" \
   --checks not_a_server_error \
   --max-examples "$MAX_EXAMPLES" \
   --max-time "$MAX_SECONDS" \
