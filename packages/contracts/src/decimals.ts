@@ -45,16 +45,26 @@ export function readJsonDecimal(text: string, places: number, sign: Sign): Decim
 const jsonNumber = () =>
   z.custom<LosslessNumber>((v) => isLosslessNumber(v), { message: "must be a number" });
 
+/** Where decimal places allow a value below the smallest magnitude taken, the document says so. */
+const smallest = (places: number, sign: Sign) =>
+  new Decimal(10).pow(-places).lt(MIN_MAGNITUDE)
+    ? `; ${sign === "positive" ? "" : "zero or "}at least ${MIN_MAGNITUDE.toFixed()}`
+    : "";
+
 /**
  * A JSON number field with at most `places` decimals, read by `readJsonDecimal`; the output is the
- * canonical decimal string. The OpenAPI document still shows it as a `number`.
+ * canonical decimal string. The OpenAPI document shows it as a `number` with the reader's range; the
+ * decimal places and "zero or at least 0.000001" are said in words: `multipleOf: 0.01` would be
+ * exact, but validators that divide in binary floating point (Python's jsonschema, Ajv by default)
+ * would then refuse 0.07, and a client checking its requests against the document would refuse its own.
  */
 export const jsonDecimal = (places: number, sign: Sign) =>
   jsonNumber()
     .meta({
       type: "number",
       ...(sign === "positive" ? { exclusiveMinimum: 0 } : { minimum: 0 }),
-      description: `at most ${places} decimal places`,
+      exclusiveMaximum: MAX_MAGNITUDE.toNumber(),
+      description: `at most ${places} decimal places${smallest(places, sign)}`,
     } as Record<string, unknown>)
     .transform((n, ctx) => {
       const read = readJsonDecimal(n.value, places, sign);

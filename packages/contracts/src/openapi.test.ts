@@ -1,5 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { readJsonDecimal } from "./decimals.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 
 const doc = buildOpenApiDocument("http://localhost:8080");
@@ -40,5 +41,18 @@ describe("the OpenAPI document", () => {
         if (path.startsWith("/sandbox/")) expect(op.tags).toEqual(["Sandbox"]);
       }
     }
+  });
+
+  it("bounds a money field as the edge's reader does, so what the document allows is taken", () => {
+    const offramp = doc.components?.schemas?.OffRampDto;
+    const fiat = offramp && "properties" in offramp ? offramp.properties?.fiatAmount : undefined;
+    expect(fiat).toMatchObject({ type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1e21 });
+    expect(readJsonDecimal("999999999999999999999.99", 2, "positive").ok).toBe(true);
+    expect(readJsonDecimal("1e21", 2, "positive").ok).toBe(false);
+    const put = doc.paths?.["/admin/v1/rates/{currency}"]?.put?.requestBody;
+    const rate = put && "content" in put ? put.content["application/json"]?.schema : undefined;
+    const onRamp = rate && "properties" in rate ? rate.properties?.onRamp : undefined;
+    expect(onRamp).toMatchObject({ description: "at most 8 decimal places; at least 0.000001" });
+    expect(readJsonDecimal("0.0000001", 8, "positive").ok).toBe(false);
   });
 });
