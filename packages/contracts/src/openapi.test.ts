@@ -1,6 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { readJsonDecimal } from "./decimals.ts";
+import { DayString, FundId } from "./http/money-ops.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 
 const doc = buildOpenApiDocument("http://localhost:8080");
@@ -54,5 +55,32 @@ describe("the OpenAPI document", () => {
     const onRamp = rate && "properties" in rate ? rate.properties?.onRamp : undefined;
     expect(onRamp).toMatchObject({ description: "at most 8 decimal places; at least 0.000001" });
     expect(readJsonDecimal("0.0000001", 8, "positive").ok).toBe(false);
+  });
+
+  it("shows a string of a fixed shape with its own pattern, which the API takes and nothing else", () => {
+    const schemaOf = (path: string, name: string) => {
+      const ops = doc.paths?.[path];
+      const p = (ops?.get ?? ops?.post)?.parameters?.find((q) => "name" in q && q.name === name);
+      return p && "schema" in p && p.schema && "pattern" in p.schema ? p.schema.pattern : undefined;
+    };
+    const cases = [
+      {
+        pattern: schemaOf("/console/v1/reconciliation", "date"),
+        schema: DayString,
+        ok: "2026-11-27",
+        bad: "27/11/2026",
+      },
+      {
+        pattern: schemaOf("/console/v1/funds/{id}/refund", "id"),
+        schema: FundId,
+        ok: "chain:SOLANA:5xY:0",
+        bad: "fund 1",
+      },
+    ];
+    for (const { pattern, schema, ok, bad } of cases) {
+      const re = new RegExp(pattern ?? "", "u");
+      expect([re.test(ok), schema.safeParse(ok).success]).toEqual([true, true]);
+      expect([re.test(bad), schema.safeParse(bad).success]).toEqual([false, false]);
+    }
   });
 });

@@ -47,3 +47,13 @@ export function boundedString(max: number, opts: { min?: number } = {}) {
     .regex(CONTROL_FREE, { message: CONTROL_CHARACTERS_MESSAGE, abort: true })
     .refine((s) => !LONE_SURROGATE.test(s), { message: CONTROL_CHARACTERS_MESSAGE, abort: true });
 }
+
+/**
+ * A bounded string of one fixed shape, checked after the bounds and the control characters (so their
+ * messages come first). The OpenAPI document shows the shape's own pattern: its generator keeps only a
+ * string's first pattern, which would be the control characters', and every shape here excludes
+ * control characters already. No regex flags: the document carries only the source.
+ */
+export function shapedString(max: number, shape: RegExp, message: string, opts: { min?: number } = {}) {
+  return boundedString(max, opts).regex(shape, message).meta({ pattern: shape.source });
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { jsonInteger } from "../decimals.ts";
 import { Currency } from "../enums.ts";
-import { boundedString, TEXT_MAX } from "../text.ts";
+import { boundedString, shapedString, TEXT_MAX } from "../text.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
 import { ObjectIdString } from "./transactions.ts";
 import { DeliveryAttemptDto } from "./webhooks.ts";
@@ -93,5 +93,5 @@ export const ConsoleDeliveryPage = consolePage(ConsoleDeliveryDto);
 export type ConsoleDeliveryPage = z.infer<typeof ConsoleDeliveryPage>;
 /** The delivery id of the log (`deliveryId`), which each attempt of one delivery shares. */
 export const DeliveryParams = z.strictObject({
-  id: boundedString(TEXT_MAX.identifier).regex(/^(test_)?[0-9a-f]{24}$/, "id must be a delivery id"),
+  id: shapedString(TEXT_MAX.identifier, /^(test_)?[0-9a-f]{24}$/, "id must be a delivery id"),
 });

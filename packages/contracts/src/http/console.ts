@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { MemberRole, OperatorRole, PersonKind } from "../enums.ts";
-import { boundedString, TEXT_MAX } from "../text.ts";
+import { boundedString, shapedString, TEXT_MAX } from "../text.ts";
 import { ObjectIdString } from "./transactions.ts";
+
+/** An authenticator app's code. */
+const TOTP_CODE = /^\d{6}$/;
+const TOTP_CODE_MESSAGE = "must be 6 digits";
 
 export const PASSWORD_MIN_LENGTH = 12;
 /** Bounded so a sign-in cannot make the KDF hash megabytes. */
@@ -24,9 +28,7 @@ export const SignInRequest = z.strictObject({
   email: boundedString(254, { min: 1 }),
   password: boundedString(PASSWORD_MAX_LENGTH, { min: 1 }),
   /** The 6-digit code, required once the person has enrolled TOTP. */
-  totp: boundedString(6)
-    .regex(/^\d{6}$/)
-    .optional(),
+  totp: shapedString(6, TOTP_CODE, TOTP_CODE_MESSAGE).optional(),
 });
 export type SignInRequest = z.infer<typeof SignInRequest>;
 
@@ -49,7 +51,7 @@ export const SESSION_COOKIE = "ramp_session";
 
 /** A pending TOTP secret: shown once, active only after a code made from it is confirmed. */
 export const TotpEnrolmentDto = z.object({ secret: z.string(), otpauthUri: z.string() });
-export const TotpConfirmRequest = z.strictObject({ code: boundedString(6).regex(/^\d{6}$/) });
+export const TotpConfirmRequest = z.strictObject({ code: shapedString(6, TOTP_CODE, TOTP_CODE_MESSAGE) });
 
 export const PersonParams = z.strictObject({ id: ObjectIdString });
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_ADDRESS_LENGTH } from "../addresses.ts";
 import { DecimalString } from "../decimals.ts";
 import { Chain, Currency, EXCEPTION_KINDS } from "../enums.ts";
-import { boundedString, TEXT_MAX } from "../text.ts";
+import { boundedString, shapedString, TEXT_MAX } from "../text.ts";
 import { ConsoleListQuery, consolePage } from "./console.ts";
 import { ObjectIdString } from "./transactions.ts";
 
@@ -50,10 +50,7 @@ export const ExceptionParams = z.strictObject({ id: ObjectIdString });
 export const ResolveExceptionRequest = z.strictObject({ note: boundedString(TEXT_MAX.freeText, { min: 1 }) });
 
 /** A received fund's id as orders wrote it: `fiat:<rail reference>` or `chain:<chain>:<txId>:<index>`. */
-export const FundId = boundedString(200, { min: 1 }).regex(
-  /^(fiat|chain):[A-Za-z0-9:_.-]+$/,
-  "not a fund id",
-);
+export const FundId = shapedString(200, /^(fiat|chain):[A-Za-z0-9:_.-]+$/, "not a fund id", { min: 1 });
 export const FundParams = z.strictObject({ id: FundId });
 
 /** Tokens go back on the chain they came on; fiat through the rail's payout to a bank account. */
@@ -104,15 +101,13 @@ export const RefundDto = z.object({
 export type RefundDto = z.infer<typeof RefundDto>;
 
 /** A UTC calendar day. */
-export const DayString = boundedString(10)
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "date must be YYYY-MM-DD")
-  .refine(
-    (d) =>
-      !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-    {
-      message: "date is not a calendar day",
-    },
-  );
+export const DayString = shapedString(10, /^\d{4}-\d{2}-\d{2}$/, "date must be YYYY-MM-DD").refine(
+  (d) =>
+    !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+  {
+    message: "date is not a calendar day",
+  },
+);
 export const ReconciliationQuery = z.strictObject({ date: DayString });
 
 /**
