@@ -5,10 +5,12 @@
 #   scripts/fuzz-api.sh [max-examples-per-operation=10] [max-seconds=240]
 #
 # Without RAMP_URL and RAMP_API_KEY it starts the local stack itself (`npm start` on a free port,
-# 127.0.0.1 only) and stops it afterwards. schemathesis is installed into .tools/schemathesis on first
-# use. Reports (HAR of every request) go to .data/fuzz/. Against a stack of your own, set
-# RAMP_ADMIN_TOKEN too so the admin routes are explored; on the stack it starts, the console routes are
-# explored too, signed in as an operator it creates.
+# 127.0.0.1 only) on data of its own under .data/fuzz, and stops and removes it afterwards: the
+# fuzzer deletes people and locks sign-ins out, and a developer's kept data must not be its
+# playground. On that stack it also creates an admin operator and signs it in, so the console routes
+# are explored too. Against a stack of your own, set RAMP_ADMIN_TOKEN too so the admin routes are
+# explored. schemathesis is installed into .tools/schemathesis on first use. Reports (HAR of every
+# request) go to .data/fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -24,6 +26,7 @@ if [ ! -x "$VENV/bin/schemathesis" ]; then
 fi
 
 STACK_PID=""
+STACK_DATA=$OUT/stack-data
 cleanup() {
   if [ -n "$STACK_PID" ]; then
     # The stack's whole process group (npm, the services, NATS, the database), which this script started.
@@ -32,6 +35,7 @@ cleanup() {
       kill -0 -- "-$STACK_PID" 2>/dev/null || break
       sleep 1
     done
+    rm -rf "$STACK_DATA"
   fi
 }
 trap cleanup EXIT
@@ -42,7 +46,8 @@ if [ -z "${RAMP_URL:-}" ] || [ -z "${RAMP_API_KEY:-}" ]; then
   # The fuzzer is one client sending far more than a business would: lift the per-key rate limit
   # so it explores the API instead of collecting 429s.
   : >"$OUT/stack.log"
-  setsid env PORT="$PORT" LOG_LEVEL=warn RATE_LIMIT_PER_SECOND=10000 RATE_LIMIT_BURST=10000 \
+  rm -rf "$STACK_DATA"
+  setsid env PORT="$PORT" RAMP_DATA_DIR="$STACK_DATA" LOG_LEVEL=warn RATE_LIMIT_PER_SECOND=10000 RATE_LIMIT_BURST=10000 \
     npm start >"$OUT/stack.log" 2>&1 &
   STACK_PID=$!
   for _ in $(seq 1 300); do
