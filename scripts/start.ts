@@ -134,7 +134,7 @@ try {
     const business = await sandboxBusiness(gateways[0]!, opts.adminToken, kept, seeding.signal);
     if (!business.reused) saveSandbox(dataDir, business.seed);
     seed = business.seed;
-    consolePeople = await sandboxConsolePeople(gateways[0]!, opts.adminToken, seed, seeding.signal);
+    consolePeople = await sandboxConsolePeople(gateways[0]!, opts.adminToken, seed, seeding.signal, say);
   }
   supervisor.markRunning();
   process.stdout.write(

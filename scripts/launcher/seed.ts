@@ -91,10 +91,11 @@ export async function sandboxConsolePeople(
   adminToken: string,
   seed: SandboxSeed,
   signal: AbortSignal,
+  warn?: (line: string) => void,
 ): Promise<ConsoleSignIn[]> {
   const { businessId } = seed;
   if (!businessId) return [];
   return retry("sandbox console people", signal, () =>
-    seedConsolePeople(base, adminToken, businessId, signal),
+    seedConsolePeople(base, adminToken, businessId, signal, warn),
   );
 }

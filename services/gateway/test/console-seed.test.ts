@@ -48,6 +48,28 @@ describe("the sandbox's console people (npm start's seed step)", () => {
   });
 });
 
+describe("a start whose sandbox admin is locked out", () => {
+  it("still starts, and says the owner was not checked", async () => {
+    const businessId = (await gw.keys.createBusiness("Locked Sandbox")).id;
+    await seedConsolePeople(base, ADMIN_TOKEN, businessId);
+    try {
+      // Someone guessed at the admin's password: the email is locked out for a while.
+      for (let i = 0; i < 5; i++) await signIn(gw.app, SANDBOX_ADMIN_EMAIL, "not the password at all");
+      expect((await signIn(gw.app, SANDBOX_ADMIN_EMAIL, SANDBOX_CONSOLE_PASSWORD)).res.status).toBe(429);
+      const warnings: string[] = [];
+      const people = await seedConsolePeople(base, ADMIN_TOKEN, businessId, undefined, (w) =>
+        warnings.push(w),
+      );
+      expect(people.map((p) => p.email)).toEqual([SANDBOX_ADMIN_EMAIL, SANDBOX_OWNER_EMAIL]);
+      expect(warnings).toEqual([
+        expect.stringMatching(/admin@sandbox\.local is locked out .*owner was not checked/),
+      ]);
+    } finally {
+      await gw.db.collection("sign_in_failures").deleteMany({});
+    }
+  });
+});
+
 describe("the SDK's console client, against the gateway over HTTP", () => {
   it("signs in, keeps the cookie and CSRF token, writes, reads the audit, and signs out", async () => {
     const client = createConsoleClient({ baseUrl: base });
