@@ -93,8 +93,8 @@ export async function collect<C extends StreamContract>(nc: NatsConnection, cont
   const received: Received<z.infer<C["payload"]>>[] = [];
   const loop = (async () => {
     for await (const m of messages) {
-      // The server filters already; a CI run once saw another subject's event reach this loop, so the
-      // subject is checked here too rather than trusted.
+      // The server filters already, but a CI run once had this loop fail to parse a message shaped
+      // like another subject's event, which ended the collector: the subject is checked here too.
       if (m.subject !== contract.subject) continue;
       const payload = contract.payload.safeParse(m.json());
       if (!payload.success) {
