@@ -33,8 +33,8 @@ export function createLifecycle(deps: LifecycleDeps) {
    */
   async function raiseRefundable(e: RaisedException, of: { fundId: string } | { orderId: string }) {
     await deps.exceptions.raise(e);
-    const proof = await deps.refunds.refundedProof(of);
-    if (proof !== null) await deps.exceptions.clear(e.key, `refunded (${proof})`);
+    const note = await deps.refunds.refundedNote(of);
+    if (note !== null) await deps.exceptions.clear(e.key, note);
   }
 
   /** The one place that decides what a fund is for — an order, a payment or nothing — fiat and chain alike. */

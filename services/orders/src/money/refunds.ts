@@ -32,6 +32,10 @@ import type { ReceivedFundsDoc } from "../orders/received-funds.ts";
 import type { ExceptionsStore } from "./exceptions-store.ts";
 import { payoutFailedKey, refundableFundsKey } from "./raised-here.ts";
 
+/** What a refund's clear writes on the exceptions it settles: the tx hash or rail reference that proves it. */
+const refundedNote = (p: { txHash?: string | null; railReference?: string | null }) =>
+  `refunded (${p.txHash ?? p.railReference ?? ""})`;
+
 /** An attempt that failed for good, kept on its refund when the operator asks again. */
 export interface FailedRefundAttempt {
   attempt: number;
@@ -357,7 +361,6 @@ export function createRefunds(deps: RefundsDeps) {
         deps.log.error({ fundId, reason: refund.reason }, "refund failed; the fund stays refundable");
         return;
       }
-      const proof = refund.txHash ?? refund.railReference ?? "";
       const d = refund.destination;
       const destination = "toAddress" in d ? d.toAddress : `${d.bankCode}/${d.accountNumber}`;
       const at = refund.sentAt ?? new Date();
@@ -366,18 +369,19 @@ export function createRefunds(deps: RefundsDeps) {
         { _id: fundId },
         { $set: { outcome: "refunded", refund: { ...proofs, destination, at } } },
       );
-      await deps.exceptions.clear(refundableFundsKey(fundId), `refunded (${proof})`);
-      if (refund.orderId) await deps.exceptions.clear(payoutFailedKey(refund.orderId), `refunded (${proof})`);
+      const note = refundedNote(proofs);
+      await deps.exceptions.clear(refundableFundsKey(fundId), note);
+      if (refund.orderId) await deps.exceptions.clear(payoutFailedKey(refund.orderId), note);
     },
 
     /**
-     * What proves a fund (or an order's fund) was refunded, a tx hash or rail reference, or null while
-     * it was not: the fund is marked refunded before the refund clears its exceptions.
+     * The note a refund of this fund (or of the order's fund) clears its exceptions with, or null while
+     * it is not refunded: the fund is marked refunded before the refund clears its exceptions.
      */
-    async refundedProof(of: { fundId: string } | { orderId: string }): Promise<string | null> {
+    async refundedNote(of: { fundId: string } | { orderId: string }): Promise<string | null> {
       const which = "fundId" in of ? { _id: of.fundId } : { orderId: of.orderId };
       const fund = await funds.findOne({ ...which, outcome: "refunded" });
-      return fund?.refund ? (fund.refund.txHash ?? fund.refund.railReference ?? "") : null;
+      return fund?.refund ? refundedNote(fund.refund) : null;
     },
 
     startSweeper: (): Stoppable => store.startSweeper(),
