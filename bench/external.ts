@@ -11,6 +11,9 @@
  * - The overload curve of order creation: fixed rates of 1×, 2× and 3× what it just sustained, each
  *   BENCH_CURVE_STEP_S (5): answered/s, shed/s (429/503), p50 and p99 of the answered.
  * - What each costs in CPU: the gateway's per rate request, every service's per order (from /proc).
+ * - Bare Hono again with 10, 20 and 40 µs of CPU work added per request (support/floor-curve.ts), each
+ *   BENCH_CURVE_STEP_S: where the gateway's CPU per request sits on that curve is the work of ours it
+ *   carries, read apart from what serving HTTP costs a server that does work.
  *
  * `BENCH_PROFILE=<service>` (gateway, orders, chain-watcher, …) runs that service under V8's CPU profiler
  * (support/cpu-prof-preload.mjs: Node takes no --cpu-prof in NODE_OPTIONS) and prints its self time
@@ -28,6 +31,7 @@ import { formatProfile, monotonicUs, summariseProfiles } from "./support/cpu-pro
 import { httpAtRate, httpLoad, ID_PLACEHOLDER } from "./support/http-load.ts";
 import { servicePids, startStack } from "./support/npm-start.ts";
 import { npmStartBody } from "./support/order-bodies.ts";
+import { equivalentWorkUs, FLOOR_WORK_STEPS_US, measureHonoFloor } from "./support/floor-curve.ts";
 import { cpuMeter, formatCpu, syscalls, syscallsPer } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
@@ -40,6 +44,9 @@ const PORT = envNumber("BENCH_PORT", 9400);
 /** A service to run under V8's CPU profiler (support/cpu-prof-preload.mjs), e.g. `gateway`. */
 const PROFILE = process.env.BENCH_PROFILE;
 let failures = 0;
+/** A process's kernel time per request, in microseconds, from its kernel share of a core. */
+const kernelUs = (kernelPercent: number | undefined, perSecond: number) =>
+  kernelPercent === undefined || perSecond <= 0 ? "?" : ((kernelPercent * 10_000) / perSecond).toFixed(1);
 
 // The bare Hono floor in a process of its own, as the gateway is one under `npm start`.
 const floor = await startListening("bench/support/hono-floor-main.ts", { PORT: String(PORT + 50) });
@@ -51,7 +58,8 @@ const honoLoad = await httpLoad({
   concurrency: CONCURRENCY,
   durationS: DURATION_S,
 });
-const floorShare = floorCpu.stop().processes.find((p) => p.name === "hono")?.percent;
+const floorShares = floorCpu.stop().processes.find((p) => p.name === "hono");
+const floorShare = floorShares?.percent;
 const floorCallsText = syscallsPer(
   floorCalls,
   syscalls(floor.child.pid),
@@ -73,10 +81,36 @@ report({
 if (floorShare !== undefined) {
   report({
     key: "hono-cpu-per-request",
-    label: "CPU per request, bare Hono process",
+    label: `CPU per request, bare Hono process (kernel ${kernelUs(floorShares?.kernelPercent, honoLoad.requestsPerSecond)} µs)`,
     value: (floorShare * 10) / honoLoad.requestsPerSecond,
     unit: "ms/request",
   });
+}
+
+// The same floor with fixed work added per request: what serving HTTP costs a server that works.
+const curve: { workUs: number; cpuMs: number }[] = [];
+if (floorShare !== undefined) curve.push({ workUs: 0, cpuMs: (floorShare * 10) / honoLoad.requestsPerSecond });
+for (const workUs of FLOOR_WORK_STEPS_US) {
+  const point = await measureHonoFloor({
+    port: PORT + 51,
+    workUs,
+    concurrency: CONCURRENCY,
+    durationS: CURVE_STEP_S,
+  });
+  failures += point.load.errors;
+  const kernel = point.kernelMsPerRequest === undefined ? "?" : (point.kernelMsPerRequest * 1000).toFixed(1);
+  console.log(
+    `bare Hono with ${workUs} µs of work per request (${point.load.generator}, ${CONCURRENCY} connections, ${CURVE_STEP_S} s): ${point.load.requestsPerSecond.toFixed(0)} req/s, CPU ${((point.cpuMsPerRequest ?? Number.NaN) * 1000).toFixed(1)} µs per request (kernel ${kernel} µs); ${point.syscallsText}`,
+  );
+  report({
+    key: `hono-floor-work-${workUs}`,
+    label: `bare Hono with ${workUs} µs of CPU work added per request, own process (${point.load.generator})`,
+    value: point.load.requestsPerSecond,
+    unit: "req/s",
+    p50Ms: point.load.p50Ms,
+    p99Ms: point.load.p99Ms,
+  });
+  if (point.cpuMsPerRequest !== undefined) curve.push({ workUs, cpuMs: point.cpuMsPerRequest });
 }
 
 mkdirSync(DATA_DIR, { recursive: true });
@@ -134,14 +168,28 @@ try {
     p50Ms: r.p50Ms,
     p99Ms: r.p99Ms,
   });
-  const gatewayShare = rateShares.processes.find((p) => p.name === "gateway")?.percent;
+  const gatewayShares = rateShares.processes.find((p) => p.name === "gateway");
+  const gatewayShare = gatewayShares?.percent;
   if (gatewayShare !== undefined) {
+    const cpuMs = (gatewayShare * 10) / r.requestsPerSecond;
     report({
       key: "gateway-cpu-per-rate",
-      label: "CPU per GET /pub/v2/rate, gateway process",
-      value: (gatewayShare * 10) / r.requestsPerSecond,
+      label: `CPU per GET /pub/v2/rate, gateway process (kernel ${kernelUs(gatewayShares?.kernelPercent, r.requestsPerSecond)} µs)`,
+      value: cpuMs,
       unit: "ms/request",
     });
+    const work = equivalentWorkUs(curve, cpuMs);
+    if (work !== undefined) {
+      console.log(
+        `the gateway's CPU per rate request is bare Hono's with ${work.toFixed(1)} µs of work added per request`,
+      );
+      report({
+        key: "gateway-equivalent-work",
+        label: "GET /pub/v2/rate: the work per request that gives bare Hono the gateway's CPU per request",
+        value: work,
+        unit: "µs/request",
+      });
+    }
   }
 
   const halfRate = Math.max(1, Math.round(r.requestsPerSecond / 2));

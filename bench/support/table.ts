@@ -7,6 +7,12 @@ import type { BenchFigure } from "./report.ts";
 const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   // From outside: npm start's processes, a load generator of its own (bench/external.ts).
   { figure: "gateway-rates", floor: "hono-floor" },
+  // Bare Hono with fixed work added per request: the rate any server doing that much work keeps here.
+  { figure: "hono-floor-work-10", floor: "hono-floor" },
+  { figure: "hono-floor-work-20", floor: "hono-floor" },
+  { figure: "hono-floor-work-40", floor: "hono-floor" },
+  // Where the gateway sits on that curve: its CPU per request as work added to bare Hono.
+  { figure: "gateway-equivalent-work" },
   // Its p99 is the figure: the latency at half the rate the gateway sustained; the floor is the same
   // generator at the same rate against bare Hono (the p99 the generator and machine allow at all).
   { figure: "gateway-rates-half-load", floor: "hono-floor-half-load" },
