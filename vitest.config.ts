@@ -9,7 +9,12 @@ export default defineConfig({
           name: "unit",
           // Unit tests first (fast feedback), then the integration project with its own worker limit.
           sequence: { groupOrder: 0 },
-          include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "services/*/src/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "bench/**/*.test.ts",
+          ],
           environment: "node",
         },
       },

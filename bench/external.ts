@@ -12,7 +12,7 @@
  *   BENCH_CURVE_STEP_S (5): answered/s, shed/s (429/503), p50 and p99 of the answered.
  * - What each costs in CPU: the gateway's per rate request, every service's per order (from /proc).
  * - Bare Hono again with 10, 20 and 40 µs of CPU work added per request (support/floor-curve.ts), each
- *   BENCH_CURVE_STEP_S: where the gateway's CPU per request sits on that curve is the work of ours it
+ *   BENCH_FLOOR_CURVE_S (3): where the gateway's CPU per request sits on that curve is the work of ours it
  *   carries, read apart from what serving HTTP costs a server that does work.
  *
  * `BENCH_PROFILE=<service>` (gateway, orders, chain-watcher, …) runs that service under V8's CPU profiler
@@ -28,10 +28,10 @@ import { join } from "node:path";
 import { DATA_DIR, REPO_ROOT } from "@ramp/devinfra";
 import { startListening } from "./support/child.ts";
 import { formatProfile, monotonicUs, summariseProfiles } from "./support/cpu-profile.ts";
+import { equivalentWorkUs, FLOOR_WORK_STEPS_US, measureHonoFloor } from "./support/floor-curve.ts";
 import { httpAtRate, httpLoad, ID_PLACEHOLDER } from "./support/http-load.ts";
 import { servicePids, startStack } from "./support/npm-start.ts";
 import { npmStartBody } from "./support/order-bodies.ts";
-import { equivalentWorkUs, FLOOR_WORK_STEPS_US, measureHonoFloor } from "./support/floor-curve.ts";
 import { cpuMeter, formatCpu, syscalls, syscallsPer } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
@@ -40,6 +40,8 @@ const ORDER_CONCURRENCY = envNumber("BENCH_ORDER_CONCURRENCY", 16);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const ORDER_DURATION_S = envNumber("BENCH_ORDER_DURATION_S", 15);
 const CURVE_STEP_S = envNumber("BENCH_CURVE_STEP_S", 5);
+/** Each point of bare Hono's work curve: short, since it only has to place the gateway on it. */
+const FLOOR_CURVE_S = envNumber("BENCH_FLOOR_CURVE_S", 3);
 const PORT = envNumber("BENCH_PORT", 9400);
 /** A service to run under V8's CPU profiler (support/cpu-prof-preload.mjs), e.g. `gateway`. */
 const PROFILE = process.env.BENCH_PROFILE;
@@ -89,18 +91,19 @@ if (floorShare !== undefined) {
 
 // The same floor with fixed work added per request: what serving HTTP costs a server that works.
 const curve: { workUs: number; cpuMs: number }[] = [];
-if (floorShare !== undefined) curve.push({ workUs: 0, cpuMs: (floorShare * 10) / honoLoad.requestsPerSecond });
+if (floorShare !== undefined)
+  curve.push({ workUs: 0, cpuMs: (floorShare * 10) / honoLoad.requestsPerSecond });
 for (const workUs of FLOOR_WORK_STEPS_US) {
   const point = await measureHonoFloor({
     port: PORT + 51,
     workUs,
     concurrency: CONCURRENCY,
-    durationS: CURVE_STEP_S,
+    durationS: FLOOR_CURVE_S,
   });
   failures += point.load.errors;
   const kernel = point.kernelMsPerRequest === undefined ? "?" : (point.kernelMsPerRequest * 1000).toFixed(1);
   console.log(
-    `bare Hono with ${workUs} µs of work per request (${point.load.generator}, ${CONCURRENCY} connections, ${CURVE_STEP_S} s): ${point.load.requestsPerSecond.toFixed(0)} req/s, CPU ${((point.cpuMsPerRequest ?? Number.NaN) * 1000).toFixed(1)} µs per request (kernel ${kernel} µs); ${point.syscallsText}`,
+    `bare Hono with ${workUs} µs of work per request (${point.load.generator}, ${CONCURRENCY} connections, ${FLOOR_CURVE_S} s): ${point.load.requestsPerSecond.toFixed(0)} req/s, CPU ${((point.cpuMsPerRequest ?? Number.NaN) * 1000).toFixed(1)} µs per request (kernel ${kernel} µs); ${point.syscallsText}`,
   );
   report({
     key: `hono-floor-work-${workUs}`,

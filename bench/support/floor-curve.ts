@@ -5,7 +5,7 @@
  * server's socket writes find the generator asleep more often, and each wakes it).
  */
 import { startListening } from "./child.ts";
-import { httpLoad, type HttpLoadResult } from "./http-load.ts";
+import { type HttpLoadResult, httpLoad } from "./http-load.ts";
 import { cpuMeter, syscalls, syscallsPer } from "./process-cpu.ts";
 
 /** The work added per request along the curve, microseconds (0 is the floor itself). */
@@ -35,7 +35,7 @@ export async function measureHonoFloor(opts: {
   try {
     const pid = server.child.pid;
     // JIT and connections warm before anything is counted, as for the gateway.
-    await httpLoad({ url: server.url, concurrency: opts.concurrency, durationS: Math.min(2, opts.durationS) });
+    await httpLoad({ url: server.url, concurrency: opts.concurrency, durationS: 1 });
     const cpu = cpuMeter({ hono: pid }, "bench");
     const calls = syscalls(pid);
     const load = await httpLoad({
@@ -47,7 +47,9 @@ export async function measureHonoFloor(opts: {
     const share = cpu.stop().processes.find((p) => p.name === "hono");
     const requests = load.requestsPerSecond * opts.durationS;
     const perRequest = (percent: number | undefined) =>
-      percent === undefined || load.requestsPerSecond <= 0 ? undefined : (percent * 10) / load.requestsPerSecond;
+      percent === undefined || load.requestsPerSecond <= 0
+        ? undefined
+        : (percent * 10) / load.requestsPerSecond;
     return {
       workUs: opts.workUs,
       load,
