@@ -49,6 +49,14 @@ export interface RegisterOptions {
 }
 
 /**
+ * What a validator of this request stored: exactly that target, parsed by the entry's own schema. At
+ * module level, not a closure per request: under tsx every named closure costs a `__name` call
+ * (0.3 µs), which showed in the gateway's profile of the rate path.
+ */
+const validated = (c: Context<GatewayEnv>, target: "param" | "query" | "json") =>
+  c.req.valid(target as never) as unknown;
+
+/**
  * Registers contract routes on `app`: method and path from the entry, then its guards and
  * Idempotency-Key, then validation of path parameters, query and JSON body (the one 400 shape), then the handler.
  */
@@ -62,12 +70,10 @@ export function routeRegistrar(app: Hono<GatewayEnv>, opts: RegisterOptions): Re
     ];
     const { status, schema, contentType } = route.ok;
     const run: Handler<GatewayEnv> = async (c) => {
-      // The validators above stored exactly these targets, parsed by the entry's own schemas.
-      const valid = (target: "param" | "query" | "json") => c.req.valid(target as never) as unknown;
       const input = {
-        params: route.params ? valid("param") : undefined,
-        query: route.query ? valid("query") : undefined,
-        body: route.body ? valid("json") : undefined,
+        params: route.params ? validated(c, "param") : undefined,
+        query: route.query ? validated(c, "query") : undefined,
+        body: route.body ? validated(c, "json") : undefined,
       } as RouteInput<typeof route>;
       const result: unknown = await handler(c, input);
       if (result instanceof Response) return result;
