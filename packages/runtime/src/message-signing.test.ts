@@ -1,6 +1,7 @@
 import { createUser, fromPublic } from "@nats-io/nkeys";
 import { Commands, Events, signedContent } from "@ramp/contracts";
 import { describe, expect, it } from "vitest";
+import { loadSodium, nodeEd25519, sodiumEd25519 } from "./ed25519.ts";
 import { createMessageSigning, messageSigningFor } from "./message-signing.ts";
 
 const user = () => {
@@ -31,6 +32,21 @@ describe("stream message signatures", () => {
     expect(checker.refusal(deposit, "m1", body, undefined)).toMatch(/not signed by banking/);
     const byOrders = createMessageSigning(orders.seed, {}).sign(deposit, "m1", body);
     expect(checker.refusal(deposit, "m1", body, byOrders)).toMatch(/not banking's/);
+  });
+
+  it("a publisher on libsodium and a consumer on node:crypto (or the other way round) take each other's messages", () => {
+    const sodium = loadSodium();
+    if (!sodium) throw new Error("sodium-native did not load");
+    const peers = { banking: banking.publicKey, orders: orders.publicKey };
+    for (const [sending, checking] of [
+      [sodiumEd25519(sodium), nodeEd25519],
+      [nodeEd25519, sodiumEd25519(sodium)],
+    ] as const) {
+      const sig = createMessageSigning(banking.seed, {}, sending).sign(deposit, "m1", body);
+      const consumer = createMessageSigning(orders.seed, peers, checking);
+      expect(consumer.refusal(deposit, "m1", body, sig)).toBeUndefined();
+      expect(consumer.refusal(deposit, "m2", body, sig)).toMatch(/not banking's/);
+    }
   });
 
   it("will not start a consumer without the public keys of the publishers it consumes from", () => {

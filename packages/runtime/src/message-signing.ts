@@ -1,4 +1,3 @@
-import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto";
 import { fromPublic, fromSeed } from "@nats-io/nkeys";
 import {
   MESSAGING,
@@ -9,6 +8,7 @@ import {
   signedContent,
 } from "@ramp/contracts";
 import { base32 } from "@scure/base";
+import { type Ed25519, ed25519 } from "./ed25519.ts";
 
 /**
  * Signs what this service publishes on streams and checks what it consumes (see contracts' signing.ts
@@ -28,50 +28,44 @@ export interface MessageSigning {
 
 const toBase64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 
-// nkeys are ed25519 keys: node:crypto signs and verifies them natively (the nkeys package's own
-// JavaScript ed25519 takes tens of milliseconds a signature, which a busy publisher cannot afford).
-const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
-const SPKI_ED25519 = Buffer.from("302a300506032b6570032100", "hex");
 /** nkeys' key pairs hold the raw 32-byte seed (`getRawSeed`, present though its type leaves it out). */
 type SeedPair = { getRawSeed(): Uint8Array };
-const privateKeyOf = (seed: string): KeyObject =>
-  createPrivateKey({
-    key: Buffer.concat([
-      PKCS8_ED25519,
-      (fromSeed(new TextEncoder().encode(seed)) as unknown as SeedPair).getRawSeed(),
-    ]),
-    format: "der",
-    type: "pkcs8",
-  });
+const rawSeedOf = (seed: string): Uint8Array =>
+  (fromSeed(new TextEncoder().encode(seed)) as unknown as SeedPair).getRawSeed();
 /** A public nkey (`U…`, checked by nkeys) is base32 of a prefix byte, the 32-byte key and a checksum. */
-function publicKeyOf(nkey: string): KeyObject {
+function rawPublicKeyOf(nkey: string): Uint8Array {
   fromPublic(nkey);
-  const raw = base32.decode(nkey).subarray(1, 33);
-  return createPublicKey({ key: Buffer.concat([SPKI_ED25519, raw]), format: "der", type: "spki" });
+  return base32.decode(nkey).subarray(1, 33);
 }
 
-export function createMessageSigning(seed: string, peers: PeerKeys): MessageSigning {
-  const own = privateKeyOf(seed);
-  const verifiers = new Map<string, KeyObject>();
-  const verifierOf = (service: ServiceName): KeyObject | undefined => {
+// nkeys are ed25519 keys: signed and checked natively (ed25519.ts), since the nkeys package's own
+// JavaScript ed25519 takes tens of milliseconds a signature, which a busy publisher cannot afford.
+export function createMessageSigning(
+  seed: string,
+  peers: PeerKeys,
+  curve: Ed25519 = ed25519,
+): MessageSigning {
+  const own = curve.signer(rawSeedOf(seed));
+  const verifiers = new Map<string, ReturnType<Ed25519["verifier"]>>();
+  const verifierOf = (service: ServiceName) => {
     const key = peers[service];
     if (!key) return undefined;
-    let pub = verifiers.get(key);
-    if (!pub) {
-      pub = publicKeyOf(key);
-      verifiers.set(key, pub);
+    let check = verifiers.get(key);
+    if (!check) {
+      check = curve.verifier(rawPublicKeyOf(key));
+      verifiers.set(key, check);
     }
-    return pub;
+    return check;
   };
   return {
-    sign: (subject, msgId, body) => toBase64(sign(null, signedContent(subject, msgId, body), own)),
+    sign: (subject, msgId, body) => toBase64(own(signedContent(subject, msgId, body))),
     refusal(subject, msgId, body, signature) {
       const publisher = publisherOf(subject);
       if (!publisher) return `no service publishes ${subject}`;
       if (!msgId || !signature) return `not signed by ${publisher}`;
-      const pub = verifierOf(publisher);
-      if (!pub) return `no public key for ${publisher} in NATS_PEER_KEYS`;
-      const ok = verify(null, signedContent(subject, msgId, body), pub, Buffer.from(signature, "base64"));
+      const check = verifierOf(publisher);
+      if (!check) return `no public key for ${publisher} in NATS_PEER_KEYS`;
+      const ok = check(signedContent(subject, msgId, body), Buffer.from(signature, "base64"));
       return ok ? undefined : `signature is not ${publisher}'s`;
     },
   };
