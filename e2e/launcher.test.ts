@@ -56,6 +56,13 @@ describe("npm start", () => {
     const rate = () =>
       fetch(`http://127.0.0.1:${r.port}/pub/v2/rate?currency=NGN`, { headers: { "x-api-key": banner } });
     expect((await rate()).status).toBe(200);
+    // Every service signs and checks stream messages through libsodium (a binary in its npm package).
+    const started = r
+      .stdout()
+      .split("\n")
+      .filter((l) => l.includes('"msg":"service started"'));
+    expect(started.length).toBeGreaterThanOrEqual(6);
+    for (const line of started) expect(line).toContain('"signatures":"libsodium"');
     // The sandbox's console owner, printed in the banner, signs in.
     const [, email = "", password = ""] = /Console owner:\s+(\S+) \/ (\S+)/.exec(r.stdout()) ?? [];
     const signIn = await fetch(`http://127.0.0.1:${r.port}/console/v1/session`, {

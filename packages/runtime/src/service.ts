@@ -5,6 +5,7 @@ import { HoldBuckets, type ServiceName, usesSharedStreams } from "@ramp/contract
 import type { Db } from "mongodb";
 import { type Claims, createClaims, createServiceClaims } from "./claims.ts";
 import type { BaseConfig } from "./config.ts";
+import { ed25519 } from "./ed25519.ts";
 import { flushThrough } from "./flush-through.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
@@ -128,7 +129,9 @@ export async function bootService<C extends BaseConfig>(
   };
   let health: Server | undefined;
   if (config.HEALTH_PORT > 0) health = await startHealthServer(config.HEALTH_PORT, ready);
-  lifecycleLogger(log).info({ health: config.HEALTH_PORT || undefined }, "service started");
+  // Which ed25519 signs and checks stream messages: libsodium, or Node's own where its binary did not load.
+  const signatures = signing ? ed25519.name : "off";
+  lifecycleLogger(log).info({ health: config.HEALTH_PORT || undefined, signatures }, "service started");
   return {
     deps,
     ready,
