@@ -168,8 +168,13 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
     log(`every refund asked ${secs(Date.now() - tChaos)} after the chaos began`);
     await money.nc.close();
   }
-  const refundsPending = async () =>
-    money ? (await stack.db("orders")).collection("refunds").countDocuments({ state: "pending" }) : 0;
+  // Every refund asked is sent once, its fund refunded and its exception closed. A refund's answer
+  // handled by an orders process killed between marking the fund and closing the exception is
+  // redelivered only when its ack wait runs out, so this too is waited for, not read once.
+  const refundsSettled = async () =>
+    !money ||
+    !o.refunds ||
+    (await auditRefunds(stack, refunds, refundCounters, o.refunds.balanceOf)).problems.length === 0;
 
   // Settle: every order terminal, recorded and told (bounded by the deadline), then a short
   // grace for outboxes to drain: sweepers run every few seconds, so what is left after that stays.
@@ -196,10 +201,10 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
         tDone === null &&
         allTerminal &&
         facts.every((f) => judge(f).length === 0) &&
-        (await refundsPending()) === 0
+        (await refundsSettled())
       ) {
         tDone = Date.now();
-        log(`every order finished, recorded and told after ${secs(tDone - tCalm)} of calm`);
+        log(`every order finished, recorded and told, every refund settled, after ${secs(tDone - tCalm)} of calm`);
       }
       outboxLeft = await outboxLeftovers(stack);
       if (late || (tDone !== null && (outboxLeft.length === 0 || Date.now() - tDone > OUTBOX_GRACE_MS)))
