@@ -204,7 +204,9 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
         (await refundsSettled())
       ) {
         tDone = Date.now();
-        log(`every order finished, recorded and told, every refund settled, after ${secs(tDone - tCalm)} of calm`);
+        log(
+          `every order finished, recorded and told, every refund settled, after ${secs(tDone - tCalm)} of calm`,
+        );
       }
       outboxLeft = await outboxLeftovers(stack);
       if (late || (tDone !== null && (outboxLeft.length === 0 || Date.now() - tDone > OUTBOX_GRACE_MS)))
