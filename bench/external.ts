@@ -32,7 +32,7 @@ import { equivalentWorkUs, FLOOR_WORK_STEPS_US, measureHonoFloor } from "./suppo
 import { httpAtRate, httpLoad, ID_PLACEHOLDER } from "./support/http-load.ts";
 import { servicePids, startStack } from "./support/npm-start.ts";
 import { npmStartBody } from "./support/order-bodies.ts";
-import { cpuMeter, formatCpu, syscalls, syscallsPer } from "./support/process-cpu.ts";
+import { cpuMeter, formatCpu, msPerOperation, syscalls, syscallsPer } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
@@ -47,8 +47,10 @@ const PORT = envNumber("BENCH_PORT", 9400);
 const PROFILE = process.env.BENCH_PROFILE;
 let failures = 0;
 /** A process's kernel time per request, in microseconds, from its kernel share of a core. */
-const kernelUs = (kernelPercent: number | undefined, perSecond: number) =>
-  kernelPercent === undefined || perSecond <= 0 ? "?" : ((kernelPercent * 10_000) / perSecond).toFixed(1);
+const kernelUs = (kernelPercent: number | undefined, perSecond: number) => {
+  const ms = msPerOperation(kernelPercent, perSecond);
+  return ms === undefined ? "?" : (ms * 1000).toFixed(1);
+};
 
 // The bare Hono floor in a process of its own, as the gateway is one under `npm start`.
 const floor = await startListening("bench/support/hono-floor-main.ts", { PORT: String(PORT + 50) });
@@ -61,7 +63,6 @@ const honoLoad = await httpLoad({
   durationS: DURATION_S,
 });
 const floorShares = floorCpu.stop().processes.find((p) => p.name === "hono");
-const floorShare = floorShares?.percent;
 const floorCallsText = syscallsPer(
   floorCalls,
   syscalls(floor.child.pid),
@@ -80,19 +81,19 @@ report({
   p99Ms: honoLoad.p99Ms,
 });
 
-if (floorShare !== undefined) {
+const floorCpuMs = msPerOperation(floorShares?.percent, honoLoad.requestsPerSecond);
+if (floorCpuMs !== undefined) {
   report({
     key: "hono-cpu-per-request",
     label: `CPU per request, bare Hono process (kernel ${kernelUs(floorShares?.kernelPercent, honoLoad.requestsPerSecond)} µs)`,
-    value: (floorShare * 10) / honoLoad.requestsPerSecond,
+    value: floorCpuMs,
     unit: "ms/request",
   });
 }
 
 // The same floor with fixed work added per request: what serving HTTP costs a server that works.
 const curve: { workUs: number; cpuMs: number }[] = [];
-if (floorShare !== undefined)
-  curve.push({ workUs: 0, cpuMs: (floorShare * 10) / honoLoad.requestsPerSecond });
+if (floorCpuMs !== undefined) curve.push({ workUs: 0, cpuMs: floorCpuMs });
 for (const workUs of FLOOR_WORK_STEPS_US) {
   const point = await measureHonoFloor({
     port: PORT + 51,
@@ -172,9 +173,8 @@ try {
     p99Ms: r.p99Ms,
   });
   const gatewayShares = rateShares.processes.find((p) => p.name === "gateway");
-  const gatewayShare = gatewayShares?.percent;
-  if (gatewayShare !== undefined) {
-    const cpuMs = (gatewayShare * 10) / r.requestsPerSecond;
+  const cpuMs = msPerOperation(gatewayShares?.percent, r.requestsPerSecond);
+  if (cpuMs !== undefined) {
     report({
       key: "gateway-cpu-per-rate",
       label: `CPU per GET /pub/v2/rate, gateway process (kernel ${kernelUs(gatewayShares?.kernelPercent, r.requestsPerSecond)} µs)`,

@@ -6,7 +6,7 @@
  */
 import { startListening } from "./child.ts";
 import { type HttpLoadResult, httpLoad } from "./http-load.ts";
-import { cpuMeter, syscalls, syscallsPer } from "./process-cpu.ts";
+import { cpuMeter, msPerOperation, syscalls, syscallsPer } from "./process-cpu.ts";
 
 /** The work added per request along the curve, microseconds (0 is the floor itself). */
 export const FLOOR_WORK_STEPS_US = [10, 20, 40] as const;
@@ -42,15 +42,11 @@ export async function measureHonoFloor(opts: {
     const load = await httpLoad({ ...target, durationS: opts.durationS });
     const share = cpu.stop().processes.find((p) => p.name === "hono");
     const requests = load.requestsPerSecond * opts.durationS;
-    const perRequest = (percent: number | undefined) =>
-      percent === undefined || load.requestsPerSecond <= 0
-        ? undefined
-        : (percent * 10) / load.requestsPerSecond;
     return {
       workUs: opts.workUs,
       load,
-      cpuMsPerRequest: perRequest(share?.percent),
-      kernelMsPerRequest: perRequest(share?.kernelPercent),
+      cpuMsPerRequest: msPerOperation(share?.percent, load.requestsPerSecond),
+      kernelMsPerRequest: msPerOperation(share?.kernelPercent, load.requestsPerSecond),
       syscallsText: syscallsPer(calls, syscalls(pid), requests),
     };
   } finally {

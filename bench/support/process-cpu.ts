@@ -184,3 +184,7 @@ export function syscallsPer(
   const per = (n: number) => (n / requests).toFixed(2);
   return `system calls per request: ${per(after.reads - before.reads)} reads, ${per(after.writes - before.writes)} writes`;
 }
+
+/** A process's CPU per operation in milliseconds, from its share of one core (%) and the operations per second. */
+export const msPerOperation = (percent: number | undefined, perSecond: number): number | undefined =>
+  percent === undefined || perSecond <= 0 ? undefined : (percent * 10) / perSecond;
