@@ -1,8 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Events, FIRST_ANNOUNCED_SEQUENCE, type OrderStatus, Rpc, sampleTransaction } from "@ramp/contracts";
+import {
+  Events,
+  FIRST_ANNOUNCED_SEQUENCE,
+  type OrderStatus,
+  Rpc,
+  sampleTransaction,
+  WebhookWork,
+} from "@ramp/contracts";
 import { callRpc, ensureStreams, publish, type ServiceHandle } from "@ramp/runtime";
 import {
   loadWebhookDispatcherConfig,
@@ -25,6 +33,10 @@ interface Hook {
   url: string;
   /** Order id → statuses in the order they arrived. */
   got: Map<string, string[]>;
+  /** Order id → when each of its POSTs arrived (ms). */
+  at: Map<string, number[]>;
+  /** Order ids whose next POST is answered 500 (once each). */
+  failNext: Set<string>;
   open: number;
   maxOpen: number;
   /** Answers every held request and stops holding new ones. */
@@ -40,6 +52,8 @@ async function hook(hold = false): Promise<Hook> {
   const h: Hook = {
     url: "",
     got,
+    at: new Map(),
+    failNext: new Set(),
     open: 0,
     maxOpen: 0,
     release() {
@@ -57,7 +71,9 @@ async function hook(hold = false): Promise<Hook> {
     req.on("end", () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string; status: string };
       got.set(body.id, [...(got.get(body.id) ?? []), body.status]);
-      if (holding) held.push(res);
+      h.at.set(body.id, [...(h.at.get(body.id) ?? []), Date.now()]);
+      if (h.failNext.delete(body.id)) res.writeHead(500).end("not now");
+      else if (holding) held.push(res);
       else res.writeHead(200).end("ok");
     });
   });
@@ -168,5 +184,43 @@ describe("webhook dispatcher under load (real NATS and database)", () => {
     slow.release();
     await eventually(async () => (slowIds.every((id) => slow.got.has(id)) ? true : undefined), 30_000);
     for (const id of slowIds) expect(slow.got.get(id)).toEqual(["PROCESSING"]);
+  });
+
+  it("a first attempt goes straight from its event; a failed one is retried from the queue after its pause", async () => {
+    for (const svc of running.splice(0)) await svc.stop();
+    const svc = await dispatcher({ WEBHOOK_RETRY_SCHEDULE: "0,2" });
+    const h = await hook();
+    hooks.push(h);
+    const ids = Array.from({ length: 8 }, orderId);
+    const failing = ids[0]!;
+    h.failNext.add(failing);
+    // The work queue is the dispatcher's own: only its connection may read it.
+    const jsm = await jetstreamManager(svc.deps.nc);
+    const queued = async () => (await jsm.streams.info(WebhookWork.stream.name)).state.last_seq;
+    const before = await queued();
+    for (const id of ids) await emit(ordersNc, id, "PROCESSING", h.url);
+    await eventually(async () => (ids.every((id) => h.got.has(id)) ? true : undefined), 30_000);
+    const [first, second] = await eventually(async () => {
+      const at = h.at.get(failing) ?? [];
+      return at.length === 2 ? at : undefined;
+    }, 30_000);
+    // The schedule's pause (2 s) between the failed attempt and the next, however the delivery got there.
+    expect(second! - first!).toBeGreaterThanOrEqual(1_900);
+    for (const id of ids)
+      expect(h.got.get(id)).toEqual(id === failing ? ["PROCESSING", "PROCESSING"] : ["PROCESSING"]);
+    // Only the retry went through the work queue: every first attempt was made from its event.
+    expect((await queued()) - before).toBe(1);
+    const log = await eventually(async () => {
+      const l = await callRpc(nc, Rpc.webhookDeliveries, {
+        apiKeyId: "key-dispatch",
+        id: failing,
+        limit: 10,
+      });
+      return l.length === 2 ? l : undefined;
+    });
+    expect(log.map((a) => [a.attempt, a.delivered, a.statusCode]).sort()).toEqual([
+      [1, false, 500],
+      [2, true, 200],
+    ]);
   });
 });

@@ -103,7 +103,7 @@ export function publishTraced(
  * carries (a message without one starts a trace), handing the handler that span's context.
  */
 export function inConsumerSpan<T>(
-  msg: JsMsg,
+  msg: Pick<JsMsg, "subject" | "info" | "headers">,
   fn: (trace: TraceContext, span: Span) => Promise<T>,
 ): Promise<T> {
   const attributes = {

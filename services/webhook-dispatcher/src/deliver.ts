@@ -7,9 +7,20 @@ import type { AttemptLog } from "./attempt-log.ts";
 import type { EndpointHealth } from "./endpoint-health.ts";
 import type { LaneHold, LaneState, Lanes, LaneView } from "./lanes.ts";
 
+/**
+ * What a job answers: the work-queue message it was pulled as, or, for a first attempt made straight
+ * from its event, a stand-in whose `nak` hands the delivery over to the work queue (scheduler.ts).
+ */
+export type JobMsg = Pick<
+  JsMsg,
+  "ack" | "nak" | "term" | "working" | "time" | "info" | "headers" | "subject"
+>;
+
 /** One queued delivery as a replica holds it between pulling it and acknowledging it. */
 export interface Job {
-  msg: JsMsg;
+  msg: JobMsg;
+  /** Taken straight from its event (its first attempt), not from the work queue. */
+  direct?: boolean;
   d: WebhookDelivery;
   laneId: string;
   /** `scheme://host:port`: the unit whose concurrency is bounded, so a slow receiver only slows itself. */
@@ -88,9 +99,21 @@ function judge(x: DeliverDeps, job: Job, s: LaneState, now: number): Verdict {
     return { send: false, outcome: { done: false, retryAt: Math.min(s.until, now + LANE_BUSY_MS) } };
   }
   const made = s.attempts[String(d.sequence)] ?? 0;
+  // Straight from the event only as a first attempt: a later one keeps to the retry schedule, from the queue.
+  if (job.direct && made > 0) {
+    msg.nak(0);
+    return { send: false, outcome: DONE };
+  }
   const age = now - msg.time.getTime();
   const firstDelayMs = (x.schedule[0] ?? 0) * 1000;
-  if (made === 0 && age < firstDelayMs) {
+  // Handed over by a step made straight from the event: the wait it asked for (a retry's pause, or
+  // the first attempt's delay) counts from then, not from when the queue got it.
+  if (d.notBefore !== undefined) {
+    if (now < d.notBefore) {
+      msg.nak(d.notBefore - now);
+      return { send: false, outcome: DONE };
+    }
+  } else if (made === 0 && age < firstDelayMs) {
     msg.nak(firstDelayMs - age);
     return { send: false, outcome: DONE };
   }

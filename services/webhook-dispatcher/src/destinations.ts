@@ -1,4 +1,4 @@
-import type { JetStreamClient } from "@nats-io/jetstream";
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   Consumers,
@@ -8,7 +8,7 @@ import {
   type WebhookConfigDto,
   type WebhookDelivery,
 } from "@ramp/contracts";
-import { consume, type Logger, type RunningConsumer } from "@ramp/runtime";
+import { consume, type Logger, type RunningConsumer, type TraceContext } from "@ramp/runtime";
 import { deliveryIdOf } from "./deliveries-store.ts";
 import { enqueueDelivery } from "./work-queue.ts";
 
@@ -56,12 +56,21 @@ export interface IntakeDeps {
   js: JetStreamClient;
   log: Logger;
   configOf: ConfigOf;
+  /**
+   * Takes a delivery straight from its event when the replica has room, resolving once its first
+   * attempt is answered; false: the delivery is to be queued (scheduler.ts `offer`).
+   */
+  offer(d: WebhookDelivery, event: JsMsg, trace: TraceContext): Promise<boolean>;
 }
 
 /**
- * Turns events into queued deliveries: the destination is resolved and the body serialised once, then
- * the event is acknowledged. Nothing is written to the database; the work queue holds the delivery
- * until it is sent, and its message id (the delivery id) makes a redelivered event a no-op.
+ * Turns events into deliveries: the destination is resolved and the body serialised once. An order
+ * status is delivered straight from its event, which stays unacknowledged until its first attempt is
+ * answered: no work-queue round trip (four NATS messages, a signature and its check fewer per delivery).
+ * What comes after a failed first attempt, what a slow endpoint cannot take yet, what a full replica
+ * cannot hold, and every payment go through the work queue, whose message id (the delivery id) makes a
+ * delivery queued twice a no-op. A redelivered event always takes the queue. Nothing is written to the
+ * database.
  */
 export async function startIntake(d: IntakeDeps): Promise<RunningConsumer[]> {
   return Promise.all([
@@ -69,9 +78,11 @@ export async function startIntake(d: IntakeDeps): Promise<RunningConsumer[]> {
       ...Consumers.webhookOrders,
       concurrency: 64,
       log: d.log,
-      handler: async (e, { trace }) => {
+      handler: async (e, { trace, msg }) => {
         const delivery = await orderDelivery(d.configOf, e);
-        if (delivery) await enqueueDelivery(d.js, delivery, trace);
+        if (!delivery) return;
+        if (msg.info.deliveryCount === 1 && (await d.offer(delivery, msg, trace))) return;
+        await enqueueDelivery(d.js, delivery, trace);
       },
     }),
     consume(d.nc, {

@@ -282,3 +282,7 @@ export function drain<J extends QueuedJob>(s: QueueState<J>): J[] {
 export function* waitingJobs<J extends QueuedJob>(s: QueueState<J>): Iterable<J> {
   for (const ep of s.endpoints.values()) yield* ep.waiting;
 }
+
+export function* runningJobs<J extends QueuedJob>(s: QueueState<J>): Iterable<J> {
+  for (const ep of s.endpoints.values()) yield* ep.running;
+}

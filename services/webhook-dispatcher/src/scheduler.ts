@@ -1,7 +1,14 @@
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
-import { WebhookWork } from "@ramp/contracts";
-import { inConsumerSpan, type Logger, lazyChild, type MessageSigning, unsignedRefusal } from "@ramp/runtime";
-import { type DeliverDeps, deliverOnce, type Job, type Outcome } from "./deliver.ts";
+import { type WebhookDelivery, WebhookWork } from "@ramp/contracts";
+import {
+  inConsumerSpan,
+  type Logger,
+  lazyChild,
+  type MessageSigning,
+  type TraceContext,
+  unsignedRefusal,
+} from "@ramp/runtime";
+import { type DeliverDeps, deliverOnce, type Job, type JobMsg, type Outcome } from "./deliver.ts";
 import * as queue from "./endpoint-queue.ts";
 import { laneIdOf } from "./lanes.ts";
 
@@ -16,9 +23,19 @@ export interface SchedulerOptions {
   ackWaitMs: number;
   /** Only jobs this service signed are taken (see @ramp/runtime message-signing.ts). */
   signing?: MessageSigning | undefined;
+  /** Queues a delivery in the work queue (work-queue.ts): where a first attempt made from its event goes next. */
+  handOver(d: WebhookDelivery, trace: TraceContext): Promise<void>;
 }
 
 export interface Scheduler {
+  /**
+   * Takes a new delivery straight from its event, its event standing in for a work-queue message: it
+   * waits in this replica's memory and is attempted like any job, and resolves once answered (delivered,
+   * given up, or handed over to the work queue for what comes next: a retry after its pause, a slow
+   * endpoint's backlog). False when this replica holds all it may (the caller queues the delivery). Until
+   * it resolves, the event stays unacknowledged, so a crash meanwhile redelivers the event.
+   */
+  offer(d: WebhookDelivery, event: JsMsg, trace: TraceContext): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +91,27 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   const sendBack = ({ job, delayMs }: queue.SentBack<Job>) =>
     quietly(() => job.msg.nak(Math.round(delayMs * (1 + Math.random() * 0.2))));
 
+  function newJob(msg: JobMsg, d: WebhookDelivery, direct = false): Job {
+    const log = lazyChild(o.log, () => ({
+      deliveryId: d.deliveryId,
+      subjectId: d.subjectId,
+      sequence: d.sequence,
+    }));
+    return {
+      msg,
+      d,
+      direct,
+      laneId: laneIdOf(d.subjectId, d.url),
+      endpoint: endpointOf(d.url),
+      readyAt: 0,
+      postedAt: null,
+      postMs: null,
+      get log() {
+        return log();
+      },
+    };
+  }
+
   function jobOf(msg: JsMsg): Job | null {
     const refused = unsignedRefusal(o.signing, msg);
     if (refused) {
@@ -82,24 +120,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       return null;
     }
     try {
-      const d = WebhookWork.deliver.payload.parse(msg.json());
-      const log = lazyChild(o.log, () => ({
-        deliveryId: d.deliveryId,
-        subjectId: d.subjectId,
-        sequence: d.sequence,
-      }));
-      return {
-        msg,
-        d,
-        laneId: laneIdOf(d.subjectId, d.url),
-        endpoint: endpointOf(d.url),
-        readyAt: 0,
-        postedAt: null,
-        postMs: null,
-        get log() {
-          return log();
-        },
-      };
+      return newJob(msg, WebhookWork.deliver.payload.parse(msg.json()));
     } catch (err) {
       o.log.error({ err }, "queued delivery does not match its contract; terminated");
       quietly(() => msg.term("invalid payload"));
@@ -118,11 +139,58 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
       .then((outcome) => {
         if (queue.finish(state, job, outcome.done ? undefined : outcome.retryAt, stopping))
           quietly(() => job.msg.nak());
+        // An event's job is never left unanswered, or its event would wait for ever: a step that ended
+        // without answering (none should) hands the delivery over.
+        else if (job.direct && outcome.done) job.msg.nak();
         signalRoom();
         pump();
       });
     running.add(p);
     void p.finally(() => running.delete(p));
+  }
+
+  /**
+   * A job whose message is its event (see `offer`): acknowledging or terminating it answers the event;
+   * a `nak` hands the delivery over to the work queue, to be tried no sooner than its delay. The first
+   * answer counts; the event is acknowledged once the hand-over is published.
+   */
+  function eventJob(
+    d: WebhookDelivery,
+    event: JsMsg,
+    trace: TraceContext,
+  ): { job: Job; answered: Promise<void> } {
+    let answer: (handOverInMs: number | null) => void = () => undefined;
+    const answered = new Promise<number | null>((resolve) => {
+      answer = (a) => {
+        answer = () => undefined;
+        resolve(a);
+      };
+    }).then((waitMs) => {
+      if (waitMs === null) return;
+      const notBefore = waitMs > 0 ? { notBefore: Date.now() + Math.round(waitMs) } : {};
+      return o.handOver({ ...d, ...notBefore }, trace);
+    });
+    const msg: JobMsg = {
+      subject: event.subject,
+      info: event.info,
+      headers: event.headers,
+      time: event.time,
+      working: () => event.working(),
+      ack: () => answer(null),
+      term: () => answer(null),
+      nak: (delayMs) => answer(delayMs ?? 0),
+    };
+    return { job: newJob(msg, d, true), answered };
+  }
+
+  async function offer(d: WebhookDelivery, event: JsMsg, trace: TraceContext): Promise<boolean> {
+    if (stopping || queue.isFull(state, limits)) return false;
+    const { job, answered } = eventJob(d, event, trace);
+    const back = queue.admit(state, limits, job, performance.now());
+    if (back) sendBack(back);
+    else pump();
+    await answered;
+    return true;
   }
 
   function pump(): void {
@@ -135,9 +203,12 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   }
 
   // Jobs queued in memory are still unacknowledged: keep the server from redelivering them elsewhere.
+  // An event's ack wait is the events consumer's, not the work queue's (which outlasts an attempt), so
+  // an event whose attempt is in flight is kept alive too.
   const keepAlive = setInterval(
     () => {
       for (const j of queue.waitingJobs(state)) quietly(() => j.msg.working());
+      for (const j of queue.runningJobs(state)) if (j.direct) quietly(() => j.msg.working());
     },
     Math.max(1_000, o.ackWaitMs / 3),
   );
@@ -165,6 +236,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   })().catch((err) => o.log.error({ err }, "delivery queue consumer ended"));
 
   return {
+    offer,
     async stop() {
       stopping = true;
       signalRoom();

@@ -11,7 +11,7 @@ import { createEndpointHealth } from "./endpoint-health.ts";
 import { serveHandlers } from "./handlers.ts";
 import { openLanes } from "./lanes.ts";
 import { startScheduler } from "./scheduler.ts";
-import { openWorkQueue } from "./work-queue.ts";
+import { enqueueDelivery, openWorkQueue } from "./work-queue.ts";
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
   return bootService(
@@ -71,8 +71,15 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
         concurrency: Math.max(1, config.WEBHOOK_CONCURRENCY),
         perEndpoint: Math.max(1, config.WEBHOOK_ENDPOINT_CONCURRENCY),
         ackWaitMs,
+        handOver: (d, trace) => enqueueDelivery(js, d, trace),
       });
-      const intake = await startIntake({ nc, js, log, configOf: (id) => cachedConfig.get(id) });
+      const intake = await startIntake({
+        nc,
+        js,
+        log,
+        configOf: (id) => cachedConfig.get(id),
+        offer: scheduler.offer,
+      });
       const handlers = serveHandlers({
         nc,
         log,

@@ -174,6 +174,11 @@ export const WebhookDelivery = z.object({
   sequence: z.number().int(),
   url: z.string(),
   body: z.string(),
+  /**
+   * Epoch milliseconds before which it is not attempted: set when a first attempt made straight from the
+   * event failed and the delivery went to the queue for its next one, after the schedule's pause.
+   */
+  notBefore: z.number().int().optional(),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
