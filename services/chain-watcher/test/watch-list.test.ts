@@ -5,6 +5,7 @@ import {
   type AllocationDoc,
   type AllocationStore,
   createAllocationStore,
+  type WatchDoc,
 } from "../src/allocation/allocation-store.ts";
 
 /**
@@ -36,6 +37,22 @@ beforeAll(async () => {
     if (e.commandName === "find") finds.push({ collection: e.command.find, filter: e.command.filter });
   });
   db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_chain_watch`);
+  // Addresses watched on another chain, changed long ago, which no poll below may read. They also keep
+  // the list from being tiny: on a few dozen rows PostgreSQL (under FerretDB) rightly prefers reading
+  // the table to its index once it has statistics, and the index check below is about a list that grows.
+  await db.collection<WatchDoc>("watch_list").insertMany(
+    Array.from({ length: 2_000 }, (_, i) => ({
+      _id: `TON:0:other-${i}`,
+      chain: "TON" as const,
+      key: `0:other-${i}`,
+      address: `0:other-${i}`,
+      mints: [],
+      purpose: "offramp" as const,
+      ref: `other-order-${i}`,
+      allocationId: `offramp:other-order-${i}`,
+      changed: `TON:${1_000_000 + i}`,
+    })),
+  );
 });
 afterAll(async () => mongo?.close());
 
