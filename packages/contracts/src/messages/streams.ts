@@ -175,8 +175,9 @@ export const WebhookDelivery = z.object({
   url: z.string(),
   body: z.string(),
   /**
-   * Epoch milliseconds before which it is not attempted: set when a first attempt made straight from the
-   * event failed and the delivery went to the queue for its next one, after the schedule's pause.
+   * Epoch milliseconds before which it is not attempted: set when a delivery taken straight from its
+   * event is handed to the queue to wait (a retry's pause, a slow endpoint's turn, a paused endpoint's
+   * next look). A replica that predates it ignores it and tries at once.
    */
   notBefore: z.number().int().optional(),
 });
