@@ -62,7 +62,7 @@ describe("one webhook POST against a real receiver", () => {
     const hung = await postWebhook(`${base}/hang`, "{}", {}, { ...open, timeoutMs: 300 });
     expect(hung).toMatchObject({ delivered: false, statusCode: null, error: "Timed out after 300 ms" });
     expect(hung.durationMs).toBeGreaterThanOrEqual(290);
-    expect(hung.durationMs).toBeLessThan(2_000);
+    expect(hung.durationMs).toBeLessThan(5_000); // the receiver never answers: only the deadline ends it
   });
 
   it("says why a connection failed or was refused before it was made", async () => {
