@@ -73,6 +73,11 @@ export const endpointOf = (url: string): string => {
  *
  * Ordering per lane: inside a replica two jobs of one lane never run at once and the lowest sequence
  * goes first; across replicas the lane's lease (lanes.ts) decides who sends.
+ *
+ * Jobs come from two places: the work queue, and `offer`, which takes an order status's delivery
+ * straight from its event (the event, unacknowledged, standing in for the queue's message). Both wait
+ * in the same endpoint queues under the same rules; what an event's job cannot finish on its first
+ * attempt goes on through the work queue.
  */
 export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   const limits: queue.QueueLimits = { concurrency: o.concurrency, perEndpoint: o.perEndpoint };
