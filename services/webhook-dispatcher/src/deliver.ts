@@ -20,7 +20,7 @@ export type JobMsg = Pick<
 export interface Job {
   msg: JobMsg;
   /** Taken straight from its event (its first attempt), not from the work queue. */
-  direct?: boolean;
+  direct: boolean;
   d: WebhookDelivery;
   laneId: string;
   /** `scheme://host:port`: the unit whose concurrency is bounded, so a slow receiver only slows itself. */

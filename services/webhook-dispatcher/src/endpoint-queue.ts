@@ -279,10 +279,10 @@ export function drain<J extends QueuedJob>(s: QueueState<J>): J[] {
   return out;
 }
 
-export function* waitingJobs<J extends QueuedJob>(s: QueueState<J>): Iterable<J> {
-  for (const ep of s.endpoints.values()) yield* ep.waiting;
-}
-
-export function* runningJobs<J extends QueuedJob>(s: QueueState<J>): Iterable<J> {
-  for (const ep of s.endpoints.values()) yield* ep.running;
+/** Every job in memory, waiting or running. */
+export function* heldJobs<J extends QueuedJob>(s: QueueState<J>): Iterable<J> {
+  for (const ep of s.endpoints.values()) {
+    yield* ep.waiting;
+    yield* ep.running;
+  }
 }

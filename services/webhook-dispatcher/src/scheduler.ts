@@ -207,13 +207,12 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
     timer = next === null ? null : setTimeout(pump, next - now);
   }
 
-  // Jobs queued in memory are still unacknowledged: keep the server from redelivering them elsewhere.
-  // An event's ack wait is the events consumer's, not the work queue's (which outlasts an attempt), so
-  // an event whose attempt is in flight is kept alive too.
+  // Jobs held in memory are still unacknowledged: keep the server from redelivering them elsewhere.
+  // Running ones too: an event's ack wait is the events consumer's, not the work queue's (which
+  // outlasts an attempt).
   const keepAlive = setInterval(
     () => {
-      for (const j of queue.waitingJobs(state)) quietly(() => j.msg.working());
-      for (const j of queue.runningJobs(state)) if (j.direct) quietly(() => j.msg.working());
+      for (const j of queue.heldJobs(state)) quietly(() => j.msg.working());
     },
     Math.max(1_000, o.ackWaitMs / 3),
   );
