@@ -45,6 +45,7 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "deposit-offered-10" },
   { figure: "deposit-offered-20" },
   { figure: "deposit-offered-30" },
+  { figure: "deposit-db-writes-one-at-a-time" },
   { figure: "deposit-db-writes" },
   // The floors themselves, for reading the rows above.
   { figure: "nats-floor" },

@@ -4,6 +4,7 @@ export * from "./claims.ts";
 export * from "./config.ts";
 export * from "./deep-freeze.ts";
 export * from "./exact-cache.ts";
+export * from "./grouped-commands.ts";
 export * from "./health.ts";
 export * from "./hold-locks.ts";
 export * from "./jetstream.ts";

@@ -2,6 +2,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import { Commands, Events, type StreamContract } from "@ramp/contracts";
 import type { Collection, Document, Filter } from "mongodb";
 import type { z } from "zod";
+import { type GroupedUpdate, updateGrouped } from "./grouped-commands.ts";
 import { publish } from "./jetstream.ts";
 import type { Logger } from "./logger.ts";
 import { startPeriodic } from "./periodic.ts";
@@ -83,6 +84,8 @@ export interface FlushOptions {
  * FerretDB ignores `$pull` with a condition (`{ msgId }`) and would keep every entry for ever, while
  * exact values match on both backends. One removal for all of them, not one per entry: on FerretDB
  * each removal rewrites the document and, where other processes write it too, takes a hold on it.
+ * Removals of other documents that are ready while one is being sent go together in the next `update`
+ * command: under load, many flushes cost one command.
  * With `queuedBefore`, only entries queued by then are sent (a sweep leaves younger ones to their writer).
  * Throws when publishing fails (after removing what was published) or an entry cannot be removed;
  * callers use `flushOrDefer`.
@@ -119,24 +122,25 @@ export async function flushOutbox<T extends Document & WithOutbox>(
   }
   if (published.length > 0)
     await guard(async () => {
+      const pull = { $pullAll: { outbox: published } };
       // Everything it held was sent: the same write unsets the sweep's flag, which the sweep would
       // otherwise clear with one more write of its own. Only while the outbox holds exactly these
       // entries (one queued meanwhile keeps the flag, for the sweep to find if its writer dies).
       // Entries are appended and removed only as a published prefix, so an outbox of this size that
       // still starts with the first of them holds exactly them.
-      if (published.length === all.length) {
-        const emptied = await collection.updateOne(
-          {
-            _id: id,
-            outbox: { $size: published.length },
-            "outbox.0.msgId": published[0]?.msgId,
-          } as Filter<T>,
-          { $pullAll: { outbox: published }, $unset: { [OUTBOX_PENDING]: "" } } as never,
-        );
-        if (emptied.modifiedCount === 1) return;
-      }
-      const pulled = await collection.updateOne(byId, { $pullAll: { outbox: published } } as never);
-      if (pulled.modifiedCount === 1) return;
+      const emptying = published.length === all.length;
+      const removal: GroupedUpdate = emptying
+        ? {
+            filter: { _id: id, outbox: { $size: published.length }, "outbox.0.msgId": published[0]?.msgId },
+            update: { ...pull, $unset: { [OUTBOX_PENDING]: "" } },
+          }
+        : { filter: { _id: id }, update: pull };
+      // Sent with the removals of other documents ready at the same moment, in one command.
+      const alone = async (w: GroupedUpdate) =>
+        (await collection.updateOne(w.filter as Filter<T>, w.update as never)).modifiedCount === 1;
+      const outcome = await updateGrouped(collection, removal);
+      if (outcome === "modified" || (outcome === "unknown" && (await alone(removal)))) return;
+      if (emptying && (await alone({ filter: byId, update: pull }))) return;
       // Nothing removed: another flush (a sweep) got there first, or the removal did not match.
       const left = await collection.findOne(byId, { projection: { outbox: 1 } });
       const sent = new Set(published.map((e) => `${e.msgId}@${e.at.getTime()}`));

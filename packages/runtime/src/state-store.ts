@@ -1,8 +1,8 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilter } from "mongodb";
 import type { Claims } from "./claims.ts";
+import { insertGrouped } from "./grouped-commands.ts";
 import type { Logger } from "./logger.ts";
-import { isDuplicateKey } from "./mongo.ts";
 import {
   clearPending,
   flushOrDefer,
@@ -108,14 +108,12 @@ function outboxCollection<T extends Document & WithOutbox>(
   return {
     async insert(doc) {
       // An insert is atomic on both databases and rewrites nothing, so it needs no hold on the document.
-      let created = true;
-      try {
-        // Flagged when it carries entries, so a sweep finds them if this process dies before sending.
-        await col.insertOne(doc.outbox.length > 0 ? { ...doc, [OUTBOX_PENDING]: true } : doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        created = false;
-      }
+      // Flagged when it carries entries, so a sweep finds them if this process dies before sending.
+      // Sent with the collection's other inserts ready at the same moment, in one command.
+      const created = await insertGrouped(
+        col,
+        doc.outbox.length > 0 ? { ...doc, [OUTBOX_PENDING]: true } : doc,
+      );
       // Also on a duplicate: an earlier run may have stored it and died before publishing. Just
       // created, its outbox is what was inserted, no need to read it back: the removal sends these
       // values through the same serialisation the insert did, so they match what was stored.

@@ -1,5 +1,5 @@
 import type { Chain } from "@ramp/contracts";
-import { isDuplicateKey } from "@ramp/runtime";
+import { insertGrouped } from "@ramp/runtime";
 import type { Db } from "mongodb";
 
 /**
@@ -59,11 +59,8 @@ export function createReceivedFunds(db: Db): ReceivedFunds {
         (a, b) => a.receivedAt.getTime() - b.receivedAt.getTime(),
       ),
     async record(id, ref, orderId, outcome, detail) {
-      try {
-        await col.insertOne({ _id: id, ref, orderId, outcome, detail, receivedAt: new Date() });
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
+      // With the records of other funds that land at the same moment, in one command.
+      await insertGrouped(col, { _id: id, ref, orderId, outcome, detail, receivedAt: new Date() });
     },
   };
 }

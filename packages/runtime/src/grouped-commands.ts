@@ -1,0 +1,91 @@
+import {
+  type Collection,
+  type Document,
+  type Filter,
+  MongoBulkWriteError,
+  type OptionalUnlessRequiredId,
+} from "mongodb";
+import { byCount, type GroupedOutcome, type GroupedWrites, groupedWrites } from "./grouped-writes.ts";
+import { isDuplicateKey } from "./mongo.ts";
+
+/** One statement of an `update` command: at most one document. */
+export interface GroupedUpdate {
+  filter: Document;
+  update: Document;
+}
+
+const updates = new WeakMap<Collection<never>, GroupedWrites<GroupedUpdate>>();
+const inserts = new WeakMap<Collection<never>, GroupedWrites<Document>>();
+
+function per<W>(
+  cache: WeakMap<Collection<never>, GroupedWrites<W>>,
+  collection: Collection<Document>,
+  make: () => GroupedWrites<W>,
+): GroupedWrites<W> {
+  const key = collection as unknown as Collection<never>;
+  let group = cache.get(key);
+  if (!group) {
+    group = make();
+    cache.set(key, group);
+  }
+  return group;
+}
+
+/**
+ * A collection's single-document updates, those ready together sent as one `update` command
+ * (grouped-writes.ts). `modified` when it changed its document; `unknown` when its command cannot
+ * say, and the caller sends it again alone.
+ */
+export function updateGrouped<T extends Document>(
+  collection: Collection<T>,
+  write: GroupedUpdate,
+): Promise<GroupedOutcome> {
+  const col = collection as unknown as Collection<Document>;
+  return per(updates, col, () =>
+    groupedWrites(async (writes) => {
+      const ops = writes.map((w) => ({
+        updateOne: { filter: w.filter as Filter<Document>, update: w.update },
+      }));
+      return byCount((await col.bulkWrite(ops, { ordered: false })).modifiedCount, writes.length);
+    }),
+  ).run(write);
+}
+
+/**
+ * Inserts a document, with the other inserts of the collection ready at the same moment in one
+ * `insert` command; true when inserted, false when a document with its id is there already.
+ */
+export async function insertGrouped<T extends Document>(
+  collection: Collection<T>,
+  doc: OptionalUnlessRequiredId<T>,
+): Promise<boolean> {
+  const col = collection as unknown as Collection<Document>;
+  const outcome = await per(inserts, col, () =>
+    groupedWrites(async (docs) => {
+      try {
+        await col.insertMany(docs, { ordered: false });
+        return docs.map((): GroupedOutcome => "modified");
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError)) throw err;
+        // Unordered: every document not named by an error was inserted.
+        const failed = new Map(
+          (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]).map((e) => [e.index, e]),
+        );
+        return docs.map((_, i): GroupedOutcome => {
+          const e = failed.get(i);
+          if (!e) return "modified";
+          return e.code === 11000 ? "unmodified" : "unknown";
+        });
+      }
+    }),
+  ).run(doc as Document);
+  if (outcome !== "unknown") return outcome === "modified";
+  // Its command failed or its own statement did: alone, its own error surfaces.
+  try {
+    await collection.insertOne(doc);
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}

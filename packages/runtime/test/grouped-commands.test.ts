@@ -1,0 +1,75 @@
+import { insertGrouped, updateGrouped } from "@ramp/runtime";
+import { type Collection, type CommandStartedEvent, MongoClient, ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+interface Doc {
+  _id: string;
+  n: number;
+}
+
+let mongo: MongoClient;
+let col: Collection<Doc>;
+const commands: string[] = [];
+
+beforeAll(async () => {
+  // What the driver sends is counted, so the test sees how many commands the writes took.
+  mongo = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
+  mongo.on("commandStarted", (e: CommandStartedEvent) => commands.push(e.commandName));
+  col = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_grouped`).collection<Doc>("docs");
+  await col.insertOne({ _id: "there-already", n: 0 });
+});
+afterAll(async () => {
+  await mongo?.close();
+});
+
+const sent = async <T>(run: () => Promise<T>) => {
+  commands.length = 0;
+  const result = await run();
+  return { result, commands: [...commands] };
+};
+
+describe("writes of many documents ready at once go in one command (group commit)", () => {
+  it("inserts: each learns whether it inserted or found its id taken, in two commands for twenty", async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => (i === 7 ? "there-already" : `new-${i}`));
+    const { result, commands: cmds } = await sent(() =>
+      Promise.all(ids.map((_id, n) => insertGrouped(col, { _id, n }))),
+    );
+    expect(result).toEqual(ids.map((id) => id !== "there-already"));
+    // The first goes alone at once; the nineteen that came while it was on its way go together.
+    expect(cmds).toEqual(["insert", "insert"]);
+    expect(await col.countDocuments({ _id: { $regex: /^new-/ } })).toBe(19);
+    expect((await col.findOne({ _id: "there-already" }))?.n).toBe(0);
+  });
+
+  it("the same id twice among writes sent together: one inserts, the other is told it was there", async () => {
+    const both = await Promise.all([
+      insertGrouped(col, { _id: "first", n: 1 }),
+      insertGrouped(col, { _id: "twin", n: 1 }),
+      insertGrouped(col, { _id: "twin", n: 2 }),
+    ]);
+    expect(both).toEqual([true, true, false]);
+    expect((await col.findOne({ _id: "twin" }))?.n).toBe(1);
+  });
+
+  it("updates: every one applied, in two commands for twenty; one that matches nothing is told so", async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `new-${i === 7 ? 0 : i}`);
+    const { result, commands: cmds } = await sent(() =>
+      Promise.all(
+        ids.map((_id, i) => updateGrouped(col, { filter: { _id }, update: { $set: { n: 100 + i } } })),
+      ),
+    );
+    expect(cmds).toEqual(["update", "update"]);
+    expect(result.every((o) => o === "modified")).toBe(true);
+    expect((await col.findOne({ _id: "new-19" }))?.n).toBe(119);
+    // Alone, a write that changed nothing is sure of it; among others, it cannot be told apart.
+    expect(await updateGrouped(col, { filter: { _id: "nobody" }, update: { $set: { n: 1 } } })).toBe(
+      "unmodified",
+    );
+    const mixed = await Promise.all([
+      updateGrouped(col, { filter: { _id: "new-1" }, update: { $set: { n: 1 } } }),
+      updateGrouped(col, { filter: { _id: "new-2" }, update: { $set: { n: 2 } } }),
+      updateGrouped(col, { filter: { _id: "nobody" }, update: { $set: { n: 3 } } }),
+    ]);
+    expect(mixed).toEqual(["modified", "unknown", "unknown"]);
+  });
+});
