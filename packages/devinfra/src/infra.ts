@@ -12,9 +12,9 @@ import {
 } from "./nats-auth.ts";
 import {
   ensurePostgres,
-  installContainmentIndexes,
   type PostgresServer,
   postgresAvailable,
+  prepareForFerretDb,
   startPostgres,
 } from "./postgres.ts";
 import { type LaunchOptions, type RunningProcess, startFerret, startMongod, startNats } from "./processes.ts";
@@ -102,7 +102,7 @@ export async function startFerretOnPostgres(
 ): Promise<LocalDatabase & { postgres: PostgresServer }> {
   const pg = await startPostgres(postgresBinDir, dataDir, undefined, launch);
   try {
-    installContainmentIndexes(postgresBinDir, pg);
+    prepareForFerretDb(postgresBinDir, pg);
     const ferret = await startFerret(ferretdb, dataDir, port, { ...launch, postgresqlUrl: pg.url });
     return {
       ...ferret,
