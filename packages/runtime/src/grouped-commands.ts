@@ -12,6 +12,8 @@ import { isDuplicateKey } from "./mongo.ts";
 export interface GroupedUpdate {
   filter: Document;
   update: Document;
+  /** Inserts the document when the filter matches none (counted as changed). */
+  upsert?: boolean;
 }
 
 const updates = new WeakMap<Collection<never>, GroupedWrites<GroupedUpdate>>();
@@ -33,8 +35,8 @@ function per<W>(
 
 /**
  * A collection's single-document updates, those ready together sent as one `update` command
- * (grouped-writes.ts). `modified` when it changed its document; `unknown` when its command cannot
- * say, and the caller sends it again alone.
+ * (grouped-writes.ts). `modified` when it changed (or upserted) its document; `unknown` when its
+ * command cannot say, and the caller sends it again alone.
  */
 export function updateGrouped<T extends Document>(
   collection: Collection<T>,
@@ -44,9 +46,10 @@ export function updateGrouped<T extends Document>(
   return per(updates, col, () =>
     groupedWrites(async (writes) => {
       const ops = writes.map((w) => ({
-        updateOne: { filter: w.filter as Filter<Document>, update: w.update },
+        updateOne: { filter: w.filter as Filter<Document>, update: w.update, upsert: w.upsert ?? false },
       }));
-      return byCount((await col.bulkWrite(ops, { ordered: false })).modifiedCount, writes.length);
+      const result = await col.bulkWrite(ops, { ordered: false });
+      return byCount(result.modifiedCount + result.upsertedCount, writes.length);
     }),
   ).run(write);
 }

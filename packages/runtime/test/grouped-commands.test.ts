@@ -72,4 +72,17 @@ describe("writes of many documents ready at once go in one command (group commit
     ]);
     expect(mixed).toEqual(["modified", "unknown", "unknown"]);
   });
+
+  it("upserts sent together: each one that inserted its document is told it changed it", async () => {
+    const { result, commands: cmds } = await sent(() =>
+      Promise.all(
+        ["up-1", "up-2", "up-3"].map((_id) =>
+          updateGrouped(col, { filter: { _id }, update: { $set: { n: 7 } }, upsert: true }),
+        ),
+      ),
+    );
+    expect(cmds).toEqual(["update", "update"]);
+    expect(result).toEqual(["modified", "modified", "modified"]);
+    expect(await col.countDocuments({ _id: { $in: ["up-1", "up-2", "up-3"] }, n: 7 })).toBe(3);
+  });
 });

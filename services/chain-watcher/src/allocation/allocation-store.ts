@@ -1,5 +1,5 @@
 import type { AddressPurpose, Chain, ChainFamily } from "@ramp/contracts";
-import { isDuplicateKey } from "@ramp/runtime";
+import { insertGrouped, isDuplicateKey, updateGrouped } from "@ramp/runtime";
 import type { Db } from "mongodb";
 
 /** One handed-out HD index. Written before the address is returned; never reused. */
@@ -59,8 +59,8 @@ export interface AllocationStore {
    * collided. Also finds allocations stored under their older ids, by the {purpose, ref} index.
    */
   findWinner(purpose: AddressPurpose, ref: string): Promise<AllocationDoc | null>;
-  /** Throws a duplicate-key error when the ref or the index was taken meanwhile. */
-  insert(doc: AllocationDoc): Promise<void>;
+  /** False when the ref or the index was taken meanwhile (a unique key already held). */
+  insert(doc: AllocationDoc): Promise<boolean>;
   addMints(id: string, mints: string[]): Promise<void>;
   /** Idempotent: re-run after a crash between allocation and watch registration repairs the list. */
   watch(a: AllocationDoc, key: string): Promise<void>;
@@ -147,16 +147,15 @@ export function createAllocationStore(db: Db): AllocationStore {
         (await allocations.findOne({ purpose, ref }))
       );
     },
-    async insert(doc) {
-      await allocations.insertOne(doc);
-    },
+    // Under load, with the allocations and watches of other orders ready at the same moment, in one command.
+    insert: (doc) => insertGrouped(allocations, doc),
     async addMints(id, mints) {
       await allocations.updateOne({ _id: id }, { $addToSet: { mints: { $each: mints } } });
     },
     async watch(a, key) {
-      await watches.updateOne(
-        { _id: `${a.chain}:${key}` },
-        {
+      const write = {
+        filter: { _id: `${a.chain}:${key}` },
+        update: {
           $setOnInsert: {
             chain: a.chain,
             key,
@@ -168,8 +167,10 @@ export function createAllocationStore(db: Db): AllocationStore {
           $addToSet: { mints: { $each: a.mints } },
           $set: { changed: changedKey(a.chain, Date.now()) },
         },
-        { upsert: true },
-      );
+        upsert: true,
+      };
+      if ((await updateGrouped(watches, write)) === "unknown")
+        await watches.updateOne(write.filter, write.update, { upsert: true });
     },
     async watchedOn(chain) {
       const readAt = Date.now();

@@ -7,7 +7,7 @@ import {
   isChainMint,
   normalizeAddress,
 } from "@ramp/contracts";
-import { isDuplicateKey, type Logger } from "@ramp/runtime";
+import type { Logger } from "@ramp/runtime";
 import type { ChainRegistry } from "../chains/registry.ts";
 import { type AllocationDoc, type AllocationStore, allocationId } from "./allocation-store.ts";
 
@@ -63,10 +63,7 @@ export function createAllocator(store: AllocationStore, registry: ChainRegistry,
         address,
         createdAt: new Date(),
       };
-      try {
-        await store.insert(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+      if (!(await store.insert(doc))) {
         // The ref has its allocation (a repeat, or a concurrent call that won): its address is the
         // answer, and our index stays burnt.
         const winner = await store.findWinner(req.purpose, req.ref);
@@ -74,7 +71,8 @@ export function createAllocator(store: AllocationStore, registry: ChainRegistry,
         // The index itself was taken: the unique {family, index} is the real guard, because not every
         // MongoDB-wire database applies concurrent $inc atomically, and then two processes may hold the
         // same block. Take an index from a fresh block.
-        if (attempt >= MAX_INDEX_ATTEMPTS) throw err;
+        if (attempt >= MAX_INDEX_ATTEMPTS)
+          throw new Error(`${family} address index still taken after ${attempt} fresh blocks`);
         store.dropReserved(family);
         continue;
       }
