@@ -4,7 +4,7 @@ import { AppError, type Currency, Events, notFound, type VirtualAccount } from "
 import {
   type Claims,
   createStateStore,
-  isDuplicateKey,
+  insertGrouped,
   type Logger,
   type OutboxEntry,
   outboxEntry,
@@ -98,12 +98,8 @@ export function createVirtualAccounts(deps: {
         status: "open",
         createdAt: new Date(),
       };
-      try {
-        await accounts.insertOne(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        return this.open(req);
-      }
+      // With the other onramps' accounts ready at the same moment, in one command.
+      if (!(await insertGrouped(accounts, doc))) return this.open(req);
       return { accountNumber: doc.accountNumber, accountName: doc.accountName, bank: doc.bank };
     },
 

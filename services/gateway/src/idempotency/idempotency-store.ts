@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Claims, isDuplicateKey, type Logger } from "@ramp/runtime";
+import { type Claims, insertGrouped, type Logger } from "@ramp/runtime";
 import type { Db, Filter } from "mongodb";
 import type { WithheldSecrets } from "./secret-fields.ts";
 
@@ -122,13 +122,8 @@ export function createIdempotencyStore(
   async function end(_id: string, token: string, kind: ExitKind, response: StoredResponse | null) {
     // The exit outlives the record it ends, so a record is never read without its exit.
     const expiresAt = new Date(Date.now() + opts.ttlSeconds * 1000);
-    try {
-      await exits.insertOne({ _id: exitId(_id, token), kind, response, expiresAt });
-      return true;
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      return false;
-    }
+    // With the other requests' exits ready at the same moment, in one command.
+    return insertGrouped(exits, { _id: exitId(_id, token), kind, response, expiresAt });
   }
 
   /** Expired; or no longer running (given back, or taken by a repeat that died before rewriting it); or running past its lease. */
@@ -187,12 +182,8 @@ export function createIdempotencyStore(
       const _id = recordId(businessId, key);
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
         const token = randomUUID();
-        try {
-          await records.insertOne({ _id, ...fresh(token, fingerprint, new Date()) });
+        if (await insertGrouped(records, { _id, ...fresh(token, fingerprint, new Date()) }))
           return { kind: "claimed", token };
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
         const seen = await read(_id);
         if (!seen) continue; // purged in between: claim again
         if (isStale(seen, new Date())) {
