@@ -1,5 +1,6 @@
 import {
   AckPolicy,
+  type ConsumerInfo,
   DeliverPolicy,
   type JetStreamClient,
   type JetStreamManager,
@@ -155,6 +156,11 @@ export interface ConsumerOptions<C extends StreamContract> {
   maxDeliver?: number;
   /** Redelivery delays in ms, by attempt; the last repeats. */
   retryDelaysMs?: number[];
+  /**
+   * How long a message may go unacknowledged before it is delivered again (default 60 s). An existing
+   * durable takes this value when it differs, so a crashed handler's messages come back this soon.
+   */
+  ackWaitMs?: number;
 }
 
 export interface RunningConsumer {
@@ -176,16 +182,21 @@ export async function consume<C extends StreamContract>(
     deliver_policy: DeliverPolicy.All,
     filter_subject: opts.contract.subject,
     max_deliver: maxDeliver,
-    ack_wait: nanos(60_000),
+    ack_wait: nanos(opts.ackWaitMs ?? 60_000),
     max_ack_pending: 1_000,
   };
   const consumer = await retryJetStreamSetup(
     `consumer ${opts.durable}`,
     async () => {
+      let existing: ConsumerInfo | undefined;
       await lookUpOrCreate(
-        () => jsm.consumers.info(opts.contract.stream, opts.durable),
+        async () => {
+          existing = await jsm.consumers.info(opts.contract.stream, opts.durable);
+        },
         () => jsm.consumers.add(opts.contract.stream, config),
       );
+      if (existing && existing.config.ack_wait !== config.ack_wait)
+        await jsm.consumers.update(opts.contract.stream, opts.durable, { ack_wait: config.ack_wait });
       return js.consumers.get(opts.contract.stream, opts.durable);
     },
     { log: opts.log },

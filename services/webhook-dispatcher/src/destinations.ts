@@ -61,6 +61,11 @@ export interface IntakeDeps {
    * attempt is answered; false: the delivery is to be queued (scheduler.ts `offer`).
    */
   offer(d: WebhookDelivery, event: JsMsg, trace: TraceContext): Promise<boolean>;
+  /**
+   * The order events' ack wait: an event held for its first attempt is kept alive meanwhile
+   * (`working()`), and one a crashed replica held comes back after this, as its queued jobs do.
+   */
+  ackWaitMs: number;
 }
 
 /**
@@ -77,6 +82,7 @@ export async function startIntake(d: IntakeDeps): Promise<RunningConsumer[]> {
     consume(d.nc, {
       ...Consumers.webhookOrders,
       concurrency: 64,
+      ackWaitMs: d.ackWaitMs,
       log: d.log,
       handler: async (e, { trace, msg }) => {
         const delivery = await orderDelivery(d.configOf, e);

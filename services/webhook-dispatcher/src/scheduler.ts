@@ -208,8 +208,7 @@ export async function startScheduler(o: SchedulerOptions): Promise<Scheduler> {
   }
 
   // Jobs held in memory are still unacknowledged: keep the server from redelivering them elsewhere.
-  // Running ones too: an event's ack wait is the events consumer's, not the work queue's (which
-  // outlasts an attempt).
+  // Running ones too, though both consumers' ack wait outlasts an attempt: it costs nothing more.
   const keepAlive = setInterval(
     () => {
       for (const j of queue.heldJobs(state)) quietly(() => j.msg.working());

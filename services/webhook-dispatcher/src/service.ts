@@ -79,6 +79,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
         log,
         configOf: (id) => cachedConfig.get(id),
         offer: scheduler.offer,
+        ackWaitMs,
       });
       const handlers = serveHandlers({
         nc,
