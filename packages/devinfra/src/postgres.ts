@@ -243,6 +243,12 @@ async function waitForPostgres(binDir: string, port: number, child: ChildProcess
  * (`_id`, a state, a pending-work flag) reads the matching rows only. Installed before FerretDB starts,
  * so it covers every collection it creates; the twins live and die with their tables.
  *
+ * A btree that enforces no uniqueness is then dropped. FerretDB 1.24 filters with `@>` alone and
+ * pushes down no sort but `$natural`, so such a btree answers none of its queries, while every update
+ * (FerretDB writes a new row version for each) adds an entry to it and the planner weighs it on every
+ * query. Unique ones stay: they keep ids and keys unique, and the `_id` one finds the row an update
+ * rewrites (`WHERE _jsonb->'_id' = $2`).
+ *
  * The twins are made with `fastupdate` off. With it on, GIN files new entries in a pending list that
  * every search reads whole until a vacuum merges it, so a lookup grew with the inserts since: by `_id`
  * at 300,000 orders it read 225 pages in 4.2 ms (findOne p50 5–7.5 ms from 10⁵ rows on, against 1.6 ms
@@ -255,18 +261,37 @@ DECLARE
   tbl regclass;
   idx name;
   expr text;
+  uniq boolean;
 BEGIN
   FOR cmd IN SELECT objid FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE INDEX' LOOP
-    SELECT i.indrelid::regclass, c.relname, pg_get_indexdef(i.indexrelid, 1, true)
-      INTO tbl, idx, expr
+    SELECT i.indrelid::regclass, c.relname, pg_get_indexdef(i.indexrelid, 1, true), i.indisunique
+      INTO tbl, idx, expr, uniq
       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
       WHERE i.indexrelid = cmd.objid AND a.amname = 'btree';
     CONTINUE WHEN expr IS NULL OR expr NOT LIKE '(_jsonb -> %';
     EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops) WITH (fastupdate = off)',
       left(idx, 59) || '_gin', tbl, expr);
+    IF NOT uniq THEN
+      EXECUTE format('DROP INDEX %s', cmd.objid::regclass);
+    END IF;
   END LOOP;
 END
 $fn$;
+-- A kept cluster's btrees made before they were dropped: those with a twin and no uniqueness go now.
+DO $do$
+DECLARE
+  btree regclass;
+BEGIN
+  FOR btree IN SELECT c.oid::regclass FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      JOIN pg_am a ON a.oid = c.relam
+      WHERE a.amname = 'btree' AND NOT i.indisunique
+        AND pg_get_indexdef(i.indexrelid, 1, true) LIKE '(_jsonb -> %'
+        AND EXISTS (SELECT 1 FROM pg_class t WHERE t.relname = left(c.relname, 59) || '_gin'
+          AND t.relnamespace = c.relnamespace) LOOP
+    EXECUTE format('DROP INDEX %s', btree);
+  END LOOP;
+END
+$do$;
 -- Twins made before they were made with fastupdate off (a kept cluster) are changed, and their pending
 -- lists merged now rather than at the next vacuum.
 DO $do$
