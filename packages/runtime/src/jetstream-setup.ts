@@ -1,4 +1,11 @@
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import {
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type ConsumerUpdateConfig,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
 import { RequestError, TimeoutError } from "@nats-io/transport-node";
 import type { Logger } from "./logger.ts";
 
@@ -52,6 +59,36 @@ export async function lookUpOrCreate(look: () => Promise<unknown>, create: () =>
       throw err;
     });
   }
+}
+
+/**
+ * A durable consumer as this version sets it up: created with `config` when it does not exist; else the
+ * `settable` fields of the existing one are brought to this version's values, in one update and only
+ * when one differs. So a setting a later version changes (an ack wait) reaches a durable an earlier
+ * version created, and a start that changes nothing sends nothing more.
+ */
+export async function ensureDurable(
+  jsm: JetStreamManager,
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+  settable: readonly (keyof ConsumerUpdateConfig)[],
+): Promise<void> {
+  let existing: ConsumerInfo | undefined;
+  await lookUpOrCreate(
+    async () => {
+      existing = await jsm.consumers.info(stream, config.durable_name);
+    },
+    () => jsm.consumers.add(stream, config),
+  );
+  const current = existing?.config;
+  if (!current) return;
+  const changed = settable.filter((k) => current[k] !== config[k]);
+  if (changed.length > 0)
+    await jsm.consumers.update(
+      stream,
+      config.durable_name,
+      Object.fromEntries(changed.map((k) => [k, config[k]])) as Partial<ConsumerUpdateConfig>,
+    );
 }
 
 export interface SetupRetryOptions {

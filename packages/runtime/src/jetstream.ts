@@ -1,6 +1,5 @@
 import {
   AckPolicy,
-  type ConsumerInfo,
   DeliverPolicy,
   type JetStreamClient,
   type JetStreamManager,
@@ -13,7 +12,7 @@ import {
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { SIGNATURE_HEADER, STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
-import { lookUpOrCreate, retryJetStreamSetup } from "./jetstream-setup.ts";
+import { ensureDurable, lookUpOrCreate, retryJetStreamSetup } from "./jetstream-setup.ts";
 import { type Logger, lazyChild } from "./logger.ts";
 import { bindSigning, type MessageSigning, signingOf } from "./message-signing.ts";
 import { messagesHandled } from "./metrics.ts";
@@ -188,15 +187,7 @@ export async function consume<C extends StreamContract>(
   const consumer = await retryJetStreamSetup(
     `consumer ${opts.durable}`,
     async () => {
-      let existing: ConsumerInfo | undefined;
-      await lookUpOrCreate(
-        async () => {
-          existing = await jsm.consumers.info(opts.contract.stream, opts.durable);
-        },
-        () => jsm.consumers.add(opts.contract.stream, config),
-      );
-      if (existing && existing.config.ack_wait !== config.ack_wait)
-        await jsm.consumers.update(opts.contract.stream, opts.durable, { ack_wait: config.ack_wait });
+      await ensureDurable(jsm, opts.contract.stream, config, ["ack_wait"]);
       return js.consumers.get(opts.contract.stream, opts.durable);
     },
     { log: opts.log },

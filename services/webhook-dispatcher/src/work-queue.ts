@@ -8,7 +8,7 @@ import {
 } from "@nats-io/jetstream";
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { type WebhookDelivery, WebhookWork } from "@ramp/contracts";
-import { lookUpOrCreate, publishTraced, type TraceContext } from "@ramp/runtime";
+import { ensureDurable, lookUpOrCreate, publishTraced, type TraceContext } from "@ramp/runtime";
 
 const DEDUPE_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -41,27 +41,21 @@ export async function openWorkQueue(
         num_replicas: replicas,
       }),
   );
-  const config = {
-    ack_policy: AckPolicy.Explicit,
-    filter_subject: deliver.subject,
-    max_deliver: -1,
-    max_ack_pending: -1,
-    ack_wait: nanos(ackWaitMs),
-  };
-  let created = false;
-  await lookUpOrCreate(
-    () => jsm.consumers.info(stream.name, durable),
-    async () => {
-      await jsm.consumers.add(stream.name, {
-        ...config,
-        durable_name: durable,
-        deliver_policy: DeliverPolicy.All,
-      });
-      created = true;
-    },
-  );
   // An existing consumer takes this replica's settings (its ack wait follows WEBHOOK_TIMEOUT_MS).
-  if (!created) await jsm.consumers.update(stream.name, durable, config);
+  await ensureDurable(
+    jsm,
+    stream.name,
+    {
+      durable_name: durable,
+      deliver_policy: DeliverPolicy.All,
+      ack_policy: AckPolicy.Explicit,
+      filter_subject: deliver.subject,
+      max_deliver: -1,
+      max_ack_pending: -1,
+      ack_wait: nanos(ackWaitMs),
+    },
+    ["filter_subject", "max_deliver", "max_ack_pending", "ack_wait"],
+  );
   return js.consumers.get(stream.name, durable);
 }
 
