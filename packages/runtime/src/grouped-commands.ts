@@ -34,16 +34,18 @@ function per<W>(
 }
 
 /**
- * A collection's single-document updates, those ready together sent as one `update` command
- * (grouped-writes.ts). `modified` when it changed (or upserted) its document; `unknown` when its
- * command cannot say, and the caller sends it again alone.
+ * Applies a single-document update, with the collection's other updates ready at the same moment in
+ * one `update` command (grouped-writes.ts). That command answers only a count, so when it cannot say
+ * whose update missed, each is sent again alone: only idempotent updates may come here. True when it is
+ * known to have changed (or upserted) its document; false when it matched nothing, or when only its
+ * second sending was counted and found the change already made.
  */
-export function updateGrouped<T extends Document>(
+export async function updateGrouped<T extends Document>(
   collection: Collection<T>,
   write: GroupedUpdate,
-): Promise<GroupedOutcome> {
+): Promise<boolean> {
   const col = collection as unknown as Collection<Document>;
-  return per(updates, col, () =>
+  const outcome = await per(updates, col, () =>
     groupedWrites(async (writes) => {
       const ops = writes.map((w) => ({
         updateOne: { filter: w.filter as Filter<Document>, update: w.update, upsert: w.upsert ?? false },
@@ -52,6 +54,11 @@ export function updateGrouped<T extends Document>(
       return byCount(result.modifiedCount + result.upsertedCount, writes.length);
     }),
   ).run(write);
+  if (outcome !== "unknown") return outcome === "modified";
+  const alone = await col.updateOne(write.filter as Filter<Document>, write.update, {
+    upsert: write.upsert ?? false,
+  });
+  return alone.modifiedCount + alone.upsertedCount === 1;
 }
 
 /**

@@ -136,11 +136,8 @@ export async function flushOutbox<T extends Document & WithOutbox>(
           }
         : { filter: { _id: id }, update: pull };
       // Sent with the removals of other documents ready at the same moment, in one command.
-      const alone = async (w: GroupedUpdate) =>
-        (await collection.updateOne(w.filter as Filter<T>, w.update as never)).modifiedCount === 1;
-      const outcome = await updateGrouped(collection, removal);
-      if (outcome === "modified" || (outcome === "unknown" && (await alone(removal)))) return;
-      if (emptying && (await alone({ filter: byId, update: pull }))) return;
+      if (await updateGrouped(collection, removal)) return;
+      if (emptying && (await collection.updateOne(byId, pull as never)).modifiedCount === 1) return;
       // Nothing removed: another flush (a sweep) got there first, or the removal did not match.
       const left = await collection.findOne(byId, { projection: { outbox: 1 } });
       const sent = new Set(published.map((e) => `${e.msgId}@${e.at.getTime()}`));

@@ -153,7 +153,7 @@ export function createAllocationStore(db: Db): AllocationStore {
       await allocations.updateOne({ _id: id }, { $addToSet: { mints: { $each: mints } } });
     },
     async watch(a, key) {
-      const write = {
+      await updateGrouped(watches, {
         filter: { _id: `${a.chain}:${key}` },
         update: {
           $setOnInsert: {
@@ -168,9 +168,7 @@ export function createAllocationStore(db: Db): AllocationStore {
           $set: { changed: changedKey(a.chain, Date.now()) },
         },
         upsert: true,
-      };
-      if ((await updateGrouped(watches, write)) === "unknown")
-        await watches.updateOne(write.filter, write.update, { upsert: true });
+      });
     },
     async watchedOn(chain) {
       const readAt = Date.now();
