@@ -29,6 +29,11 @@ export interface StateChange<T extends Document, S extends string> {
   set?: (current: T) => Partial<T>;
   /** Messages announcing the change, computed from the document as it is after; saved in the same update. */
   events?: (next: T) => OutboxEntry[];
+  /**
+   * The document as the caller last read it, if it did. In a store with `decidedBy`, the change is first
+   * tried on it without reading the document again (see `StateStoreDeps.decidedBy`).
+   */
+  seen?: T | null;
 }
 
 /** Documents whose writes carry their own messages: insert with events, publish, sweep what a crash left. */
@@ -141,7 +146,19 @@ export interface StateStoreDeps<T extends Document & WithOutbox> extends OutboxC
   /** The field holding the state. */
   stateField: keyof T & string;
   claims: Claims;
+  /**
+   * The fields besides the state that a change's `set` and `events` read from the document (`[]` when
+   * they read none). Given, a change is first tried on a copy of the document this process already has
+   * (what the caller passes as `seen`, or what this store last wrote or read of it), as one update whose
+   * filter requires the state, these fields and the open exit to be as in that copy: the read before the
+   * update is spared. Only when the stored document differs (another process moved it, or changed one of
+   * these fields) is it read and the change made as without a copy. Not given, every change reads first.
+   */
+  decidedBy?: readonly (keyof T & string)[];
 }
+
+/** Documents a store remembers as it last wrote or read them; past this, the oldest are forgotten. */
+const REMEMBERED_DOCUMENTS = 2_000;
 
 export function createStateStore<T extends Document & WithOutbox, S extends string>(
   deps: StateStoreDeps<T>,
@@ -153,11 +170,22 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
   /** The exit claimed in a document of its own, beside the document: atomic everywhere, one more write. */
   const claimBeside = (id: unknown, from: string, owner: string) => claims.claim(exitKey(id, from), owner);
 
+  const { decidedBy } = deps;
+  /** Copies of documents as this process last wrote or read them: the starting point of a change. */
+  const remembered = new Map<string, T>();
+  const remember = (doc: T) => {
+    if (!decidedBy) return;
+    const key = String(doc._id);
+    remembered.delete(key);
+    remembered.set(key, doc);
+    if (remembered.size > REMEMBERED_DOCUMENTS) remembered.delete(remembered.keys().next().value as string);
+  };
+
   /**
    * Runs `write` on a document only while it is in `state` with the `match` values, as one of its
    * writes. Not alone (MongoDB), the conditions go in the filter, which applies them atomically; alone,
-   * nothing lands between this read and the write, and the filter stays on _id (FerretDB scans for any
-   * other condition).
+   * nothing lands between this read and the write, and the filter stays on _id (FerretDB on SQLite reads
+   * the whole collection for any other condition).
    */
   const whileIn = (
     id: StateChange<T, S>["id"],
@@ -166,6 +194,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     write: (filter: Filter<T>) => Promise<boolean>,
   ) =>
     writes(String(id), async (alone) => {
+      remembered.delete(String(id));
       if (!alone) return write({ _id: id, [stateField]: state, ...match } as Filter<T>);
       const doc = (await col.findOne(byId(id))) as T | null;
       if (doc?.[stateField] !== state) return false;
@@ -173,12 +202,76 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
       return write(byId(id));
     });
 
+  /**
+   * The update of a change from `doc` (in `from`), its events computed as the document will be after it,
+   * sent with `filter`; the document after the update, or null when the filter matched nothing.
+   */
+  async function apply(change: StateChange<T, S>, doc: T, filter: Filter<T>, alone: boolean) {
+    const owner = `${change.to}|${change.cause}`;
+    const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
+    const events = change.events?.({ ...doc, ...set } as T) ?? [];
+    const update = {
+      $set: {
+        ...(alone ? { ...set, [`exits.${change.from}`]: owner } : set),
+        ...(events.length ? { [OUTBOX_PENDING]: true } : {}),
+      },
+      ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
+    } as unknown as UpdateFilter<T>;
+    return (await col.findOneAndUpdate(filter, update, { returnDocument: "after" })) as T | null;
+  }
+
+  /**
+   * Whether the database can find a document by `_id` when the filter names more fields than `_id`.
+   * FerretDB on PostgreSQL pushes the `_id` condition down and checks the others on the row it read;
+   * FerretDB on SQLite pushes a filter down only when it is `_id` alone, and would read every document.
+   */
+  let findsByIdAmongOthers: Promise<boolean> | undefined;
+  const idAmongOthers = () => {
+    findsByIdAmongOthers ??= col
+      .find({ _id: "explain", [stateField]: { $in: [] } } as Filter<T>)
+      .explain()
+      .then((plan) => (plan as { filterPushdown?: unknown }).filterPushdown === true)
+      .catch(() => false);
+    return findsByIdAmongOthers;
+  };
+
+  /**
+   * A change tried on the copy this process has, with no read first: the update's filter requires what
+   * the change was computed from. Null when there is no usable copy or the stored document differs.
+   * The conditions besides `_id` are written with `$in`, which FerretDB never pushes down to PostgreSQL:
+   * the row is found by its `_id` alone, however many other documents share the state.
+   */
+  async function fromCopy(change: StateChange<T, S>, alone: boolean) {
+    const copy = decidedBy && (change.seen ?? remembered.get(String(change.id)));
+    if (!decidedBy || !copy || copy[stateField] !== change.from) return null;
+    if (alone && !(await idAmongOthers())) return null;
+    const filter: Record<string, unknown> = { _id: change.id, [stateField]: { $in: [change.from] } };
+    for (const field of decidedBy) filter[field] = { $in: [copy[field] ?? null] };
+    // Alone, the exit is recorded in the document, and one recorded while the state stayed (a claim to
+    // delete it) is for the read to judge. Not alone, the exit was claimed beside the document already.
+    if (alone) filter[`exits.${change.from}`] = { $exists: false };
+    return apply(change, copy, filter as Filter<T>, alone);
+  }
+
+  const logChange = (change: StateChange<T, S>) =>
+    log.info(
+      { collection: col.collectionName, id: String(change.id), from: change.from, to: change.to },
+      "state changed",
+    );
+
+  const collection = outboxCollection(deps, writes);
   const store: StateStore<T, S> = {
-    ...outboxCollection(deps, writes),
+    ...collection,
+    async insert(doc) {
+      const created = await collection.insert(doc);
+      if (created) remember(doc as unknown as T);
+      return created;
+    },
 
     claimExit: (id, from, to, cause) => {
       const owner = `${to}|${cause}`;
       return writes(String(id), async (alone) => {
+        remembered.delete(String(id));
         if (!alone) return claimBeside(id, from, owner);
         // Alone, the exit is recorded in the document as a transition records it, so a transition reads
         // it with the document instead of reading a claim beside it.
@@ -196,6 +289,11 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
       const moved = await writes(String(change.id), async (alone) => {
         // Not alone (MongoDB), the exit is claimed first and the update is conditional on the state.
         if (!alone && !(await claimBeside(change.id, change.from, owner))) return null;
+        const changed = await fromCopy(change, alone);
+        if (changed) {
+          logChange(change);
+          return changed;
+        }
         let doc = (await col.findOne(byId(change.id))) as T | null;
         if (!doc) return null;
         if (alone) {
@@ -213,31 +311,20 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
             return (await claimBeside(change.id, change.from, owner)) ? doc : null;
         }
         if (doc[stateField] === change.from) {
-          const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
-          const events = change.events?.({ ...doc, ...set } as T) ?? [];
-          const update = {
-            $set: {
-              ...(alone ? { ...set, [`exits.${change.from}`]: owner } : set),
-              ...(events.length ? { [OUTBOX_PENDING]: true } : {}),
-            },
-            ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
-          } as unknown as UpdateFilter<T>;
-          // Alone, the state just read is the state updated; the filter stays on _id, which FerretDB
-          // serves from its index (with any other condition it scans the collection).
-          const updated = await col.findOneAndUpdate(
-            (alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }) as Filter<T>,
-            update,
-            { returnDocument: "after" },
-          );
-          doc = (updated as T | null) ?? ((await col.findOne(byId(change.id))) as T | null);
+          // Alone, the state just read is the state updated; the filter stays on _id, which every FerretDB
+          // backend serves from its index (on SQLite, any other condition reads the whole collection).
+          const filter = (
+            alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }
+          ) as Filter<T>;
+          doc =
+            (await apply(change, doc, filter, alone)) ?? ((await col.findOne(byId(change.id))) as T | null);
           if (!doc) return null;
-          log.info(
-            { collection: col.collectionName, id: String(change.id), from: change.from, to: change.to },
-            "state changed",
-          );
+          logChange(change);
         }
         return doc;
       });
+      if (moved) remember(moved);
+      else remembered.delete(String(change.id));
       // The exit is this cause's: applied just now, or by an earlier run that died before publishing.
       if (moved && moved.outbox.length > 0) await store.flush(change.id, moved.outbox);
       return moved;

@@ -50,6 +50,8 @@ export function createPayouts(deps: {
   const states = createStateStore<PayoutDoc, PayoutStatus>({
     collection: col,
     stateField: "status",
+    // A payout's change sets and announces the rail's answer alone, whatever else the record holds.
+    decidedBy: [],
     ...deps,
   });
   return {

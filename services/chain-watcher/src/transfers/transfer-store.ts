@@ -83,6 +83,9 @@ export function createTransferStore(db: Db, js: JetStreamClient, claims: Claims,
     claims,
     js,
     log,
+    // A change sets and announces the signed bytes or the chain's answer; it reads only `step` and
+    // `trace`, which the claim fixed.
+    decidedBy: [],
   });
 
   return {

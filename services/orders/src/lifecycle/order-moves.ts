@@ -24,7 +24,7 @@ export async function moveOnFunds(
     next: (o: OrderDoc) => OutboxEntry[];
   },
 ): Promise<FundsOutcome> {
-  const move = { id: order._id, from: "INIT" as const, cause: landed.id, trace };
+  const move = { id: order._id, from: "INIT" as const, cause: landed.id, trace, seen: order };
   if (!outcome.priced) {
     const errored = await store.transition({
       ...move,

@@ -27,6 +27,8 @@ export interface OrderMove {
   trace: TraceContext;
   /** Messages besides the status event, saved with the change (a payout or transfer command). */
   extra?: (order: OrderDoc) => OutboxEntry[];
+  /** The order as the caller just read it: the change is tried on it before reading it again. */
+  seen?: OrderDoc | null;
 }
 
 /**
@@ -152,7 +154,14 @@ export function createOrdersStore(deps: {
   listBudget?: ListBudget;
 }): OrdersStore {
   const col = deps.db.collection<OrderDoc>("orders");
-  const states = createStateStore<OrderDoc, OrderStatus>({ collection: col, stateField: "status", ...deps });
+  const states = createStateStore<OrderDoc, OrderStatus>({
+    collection: col,
+    stateField: "status",
+    // A change reads the times and the sequence of the order before it, and its event the whole order,
+    // whose other fields only a change of status changes, and every change of status bumps `sequence`.
+    decidedBy: ["sequence"],
+    ...deps,
+  });
   const lists = orderLists(deps.db, deps.listBudget);
   const page: OrdersStore["page"] = (scope, filter, after, limit) => {
     // A business's list, or every business's (the console's operators), each a time list of its own.
@@ -200,12 +209,13 @@ export function createOrdersStore(deps: {
       const doc = await get(id);
       return doc && (businessId === null || doc.businessId === businessId) ? doc : null;
     },
-    async transition({ id, from, to, cause, set = {}, trace, extra = () => [] }) {
+    async transition({ id, from, to, cause, set = {}, trace, extra = () => [], seen }) {
       const moved = await states.transition({
         id,
         from,
         to,
         cause,
+        seen,
         // Read under the order's hold, so the history of times cannot lose a concurrent entry.
         set: (current) => ({
           ...set,
