@@ -191,7 +191,7 @@ async function create(kind: Kind, keyed: boolean): Promise<boolean> {
 function printCounts(label: string, units: number, unit: string) {
   const per = (m: Map<string, number>) => total(m) / Math.max(1, units);
   console.log(
-    `${label}: database writes per ${unit} ${per(writes).toFixed(2)}, NATS requests per ${unit} ${per(requests).toFixed(2)}`,
+    `${label}: database writes per ${unit} ${per(writes).toFixed(2)}, reads ${per(reads).toFixed(2)}, NATS requests per ${unit} ${per(requests).toFixed(2)}`,
   );
   const breakdown = (m: Map<string, number>, timed = false) =>
     [...m.entries()]
@@ -204,7 +204,7 @@ function printCounts(label: string, units: number, unit: string) {
   console.log(
     `  writes:\n${breakdown(writes, true)}\n  reads:\n${breakdown(reads, true)}\n  NATS requests:\n${breakdown(requests)}`,
   );
-  return { writes: per(writes), requests: per(requests) };
+  return { writes: per(writes), reads: per(reads), requests: per(requests) };
 }
 const clearCounts = () => {
   for (const m of [writes, reads, dbMs, requests]) m.clear();
@@ -367,6 +367,13 @@ report({
     "database writes per offramp deposit until its PROCESSING and COMPLETED webhooks, one deposit at a time",
   value: alone.writes,
   unit: "writes/deposit",
+});
+report({
+  key: "deposit-db-reads-one-at-a-time",
+  label:
+    "database reads per offramp deposit until its PROCESSING and COMPLETED webhooks, one deposit at a time",
+  value: alone.reads,
+  unit: "reads/deposit",
 });
 const together = await countDeposits(8);
 report({

@@ -264,7 +264,8 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     ...collection,
     async insert(doc) {
       const created = await collection.insert(doc);
-      if (created) remember(doc as unknown as T);
+      // A copy of the caller's object, which the caller may go on changing.
+      if (created) remember({ ...doc } as unknown as T);
       return created;
     },
 
