@@ -83,7 +83,7 @@ const bump = (id: string, from: State, to: State, cause: string): StateChange<Do
 const stored = (id: string) => db.collection<Doc>("docs").findOne({ _id: id });
 
 describe("a state change made on the copy a process already has", () => {
-  it("reads nothing before its update while the copy is what is stored", async () => {
+  it("reads nothing before its update while the copy is what is stored (on SQLite, reads first)", async () => {
     const a = replica();
     await a.insert({ _id: "fresh", status: "NEW", rev: 0, outbox: [] });
     reads.length = 0;
@@ -91,7 +91,15 @@ describe("a state change made on the copy a process already has", () => {
     const done = await a.transition(bump("fresh", "SENT", "DONE", "answer"));
     expect(sent?.rev).toBe(1);
     expect(done?.rev).toBe(2);
-    expect(reads).toEqual([]);
+    // FerretDB on SQLite finds a document by index only for a filter on `_id` alone, so there every
+    // change reads first rather than filter on more; MongoDB and FerretDB on PostgreSQL read nothing.
+    const info = await db.admin().command({ buildInfo: 1 });
+    const plan = await db
+      .collection<Doc>("docs")
+      .find({ _id: "x", status: { $in: [] } })
+      .explain();
+    const readsFirst = "ferretdbVersion" in info && plan.filterPushdown !== true;
+    expect(reads.length > 0).toBe(readsFirst);
     expect(await stored("fresh")).toMatchObject({ status: "DONE", rev: 2, outbox: [] });
   });
 
