@@ -57,6 +57,13 @@ const READ_COMMANDS = new Set(["find", "count", "aggregate", "distinct", "getMor
 const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
 const infra = await startInfra({ dataDir });
 console.log(`infra: ${infra.source} (nats ${infra.natsUrl})`);
+// The services run in this process: one whose connection fails (under a loaded machine) throws outside
+// any await of this script. The local NATS and database are stopped with it rather than left running.
+for (const event of ["uncaughtException", "unhandledRejection"] as const)
+  process.once(event, (err: unknown) => {
+    console.error(err);
+    void infra.stop().finally(() => process.exit(1));
+  });
 // The driver reports every command it sends only when asked to: the services themselves are unchanged.
 const monitoredUri = `${infra.mongoUrl}${infra.mongoUrl.includes("?") ? "&" : "?"}monitorCommands=true`;
 const run = Date.now().toString(36);
