@@ -123,6 +123,8 @@ export function createPayments(deps: {
   const states = createStateStore<PaymentDoc, PaymentStatus>({
     collection: col,
     stateField: "status",
+    // A change sets the state alone, and its event reads what the payment was created with.
+    decidedBy: [],
     ...deps,
   });
 
@@ -253,6 +255,7 @@ export function createPayments(deps: {
         from: "AWAITING",
         to: "SUCCESSFUL",
         cause: landed.id,
+        seen: p,
         events: (next) => [
           outboxEntry(
             Events.paymentSettled,
