@@ -242,8 +242,9 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
    * the row is found by its `_id` alone, however many other documents share the state.
    */
   async function fromCopy(change: StateChange<T, S>, alone: boolean) {
-    const copy = decidedBy && (change.seen ?? remembered.get(String(change.id)));
-    if (!decidedBy || !copy || copy[stateField] !== change.from) return null;
+    if (!decidedBy) return null;
+    const copy = change.seen ?? remembered.get(String(change.id));
+    if (copy?.[stateField] !== change.from) return null;
     if (alone && !(await idAmongOthers())) return null;
     const filter: Record<string, unknown> = { _id: change.id, [stateField]: { $in: [change.from] } };
     for (const field of decidedBy) filter[field] = { $in: [copy[field] ?? null] };
