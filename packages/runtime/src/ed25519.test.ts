@@ -37,6 +37,14 @@ describe("ed25519", () => {
     expect(curves.map((c) => c.name)).toEqual(["node:crypto", "libsodium"]);
   });
 
+  it("libsodium and node:crypto give a seed the public key Node's PKCS#8 import finds", () => {
+    for (let i = 0; i < 20; i++) {
+      const seed = randomBytes(32);
+      const expected = Buffer.from(publicKeyOf(seed));
+      for (const curve of curves) expect(curve.publicKey(seed).equals(expected), curve.name).toBe(true);
+    }
+  });
+
   for (const curve of curves) {
     it(`${curve.name} refuses a changed message, another key's signature and a signature of another length`, () => {
       const seed = randomBytes(32);

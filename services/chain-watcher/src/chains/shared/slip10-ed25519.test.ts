@@ -1,6 +1,6 @@
 import { HDKey } from "micro-key-producer/slip10.js";
 import { describe, expect, it } from "vitest";
-import { ed25519PublicKey, slip10Ed25519 } from "./slip10-ed25519.ts";
+import { slip10Ed25519 } from "./slip10-ed25519.ts";
 
 // SLIP-0010 test vector 1 for ed25519 (seed 000102…0f).
 const VECTOR_SEED = Buffer.from("000102030405060708090a0b0c0d0e0f", "hex");
@@ -16,6 +16,7 @@ describe("SLIP-0010 ed25519 on node:crypto", () => {
     );
   });
 
+  // The later paths of a chain start from the node above their last two levels that the first one left.
   it("agrees with micro-key-producer's HDKey on the deposit and treasury paths", () => {
     const seed = Buffer.from("5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc1", "hex");
     for (const path of [
@@ -35,6 +36,5 @@ describe("SLIP-0010 ed25519 on node:crypto", () => {
     expect(() => slip10Ed25519(VECTOR_SEED, "m/44'/501/0'")).toThrow(/hardened/);
     expect(() => slip10Ed25519(VECTOR_SEED, "44'/501'")).toThrow(/start with m/);
     expect(() => slip10Ed25519(VECTOR_SEED, `m/${2 ** 31}'`)).toThrow(/hardened/);
-    expect(ed25519PublicKey(Buffer.alloc(32)).length).toBe(32);
   });
 });

@@ -1,4 +1,5 @@
-import { createHmac, createPrivateKey, createPublicKey } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { ed25519 } from "@ramp/runtime";
 
 /**
  * SLIP-0010 ed25519 key derivation (hardened levels only, as ed25519 allows) on node:crypto.
@@ -6,8 +7,8 @@ import { createHmac, createPrivateKey, createPublicKey } from "node:crypto";
  * Why not micro-key-producer's HDKey, which the tests still use as the reference: each of its child
  * steps computes the parent's public key for a BIP-32 fingerprint that ed25519 addresses never use, so
  * one `m/44'/501'/i'/0'` address cost five scalar multiplications in JavaScript (about 7 ms; 38 % of
- * chain-watcher's CPU per offramp in the external benchmark's profile). Here the chain is four native
- * HMAC-SHA512 steps and one native public key.
+ * chain-watcher's CPU per offramp in the external benchmark's profile). Here it is two native
+ * HMAC-SHA512 steps below a remembered `m/44'/501'` and one public key from libsodium.
  */
 export interface Ed25519Key {
   /** The 32-byte private seed (what `Keypair.fromSeed` and `keyPairFromSeed` take). */
@@ -31,37 +32,44 @@ function hardenedIndexes(path: string): number[] {
   });
 }
 
-/** The private seed at `path` below a BIP-39 seed. */
-export function slip10Ed25519PrivateKey(seed: Uint8Array, path: string): Buffer {
-  let digest = createHmac("sha512", "ed25519 seed").update(seed).digest();
+/** One SLIP-0010 step: 0x00 || parent private key || ser32(index), keyed by the parent chain code. */
+function child(node: Buffer, index: number): Buffer {
   const data = Buffer.alloc(37);
-  for (const index of hardenedIndexes(path)) {
-    // 0x00 || parent private key || ser32(index), keyed by the parent chain code.
-    data[0] = 0;
-    digest.copy(data, 1, 0, 32);
-    data.writeUInt32BE(index, 33);
-    digest = createHmac("sha512", digest.subarray(32)).update(data).digest();
-  }
-  return Buffer.from(digest.subarray(0, 32));
+  node.copy(data, 1, 0, 32);
+  data.writeUInt32BE(index, 33);
+  return createHmac("sha512", node.subarray(32)).update(data).digest();
 }
 
 /**
- * The ed25519 public key of a 32-byte private seed, computed natively. Imported as a JWK, which Node
- * turns into a key straight from the raw seed (the public `x` it requires is not read for a private
- * key, so it is left empty): a tenth of the cost of decoding the same seed as PKCS#8 DER, which went
- * through OpenSSL's generic decoders (0.48 against 0.05 ms here; the tests hold it to the published
- * SLIP-0010 vector and to the reference library).
+ * Nodes (private key || chain code) above the last two levels, per seed: every deposit path of a chain
+ * shares them (`m/44'/501'`), so a new address costs two steps, not five. They reveal nothing the seed
+ * this process already holds does not. Kept by the seed's identity: no caller changes a seed in place.
  */
-export function ed25519PublicKey(privateKey: Uint8Array): Buffer {
-  const key = createPrivateKey({
-    key: { kty: "OKP", crv: "Ed25519", d: Buffer.from(privateKey).toString("base64url"), x: "" },
-    format: "jwk",
-  });
-  const spki = createPublicKey(key).export({ format: "der", type: "spki" });
-  return Buffer.from(spki.subarray(spki.length - 32));
+const parents = new WeakMap<Uint8Array, Map<string, Buffer>>();
+const MAX_PARENTS = 64;
+
+function parentNode(seed: Uint8Array, indexes: number[]): Buffer {
+  const key = indexes.join("/");
+  const known = parents.get(seed)?.get(key);
+  if (known) return known;
+  let node: Buffer = createHmac("sha512", "ed25519 seed").update(seed).digest();
+  for (const index of indexes) node = child(node, index);
+  const bySeed = parents.get(seed);
+  if (bySeed && bySeed.size < MAX_PARENTS) bySeed.set(key, node);
+  else parents.set(seed, new Map([[key, node]]));
+  return node;
+}
+
+/** The private seed at `path` below a BIP-39 seed. */
+export function slip10Ed25519PrivateKey(seed: Uint8Array, path: string): Buffer {
+  const indexes = hardenedIndexes(path);
+  const last = Math.max(0, indexes.length - 2);
+  let node = parentNode(seed, indexes.slice(0, last));
+  for (const index of indexes.slice(last)) node = child(node, index);
+  return Buffer.from(node.subarray(0, 32));
 }
 
 export function slip10Ed25519(seed: Uint8Array, path: string): Ed25519Key {
   const privateKey = slip10Ed25519PrivateKey(seed, path);
-  return { privateKey, publicKey: ed25519PublicKey(privateKey) };
+  return { privateKey, publicKey: ed25519.publicKey(privateKey) };
 }
