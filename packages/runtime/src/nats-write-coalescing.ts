@@ -14,6 +14,9 @@ interface CorkableTransport {
  * server a read, for almost each message: a fifth of its CPU. Here the socket is corked on the first
  * write of a turn and uncorked when the turn's I/O is done (setImmediate), so the turn's messages
  * leave in one write, in the order they were sent, a fraction of a millisecond later at most.
+ * Every service's connection does this. Under order creation (16 at once, every service its own
+ * process) it took the services' socket writes from 3.3-3.5 to 2.2 per order each and nats-server's
+ * reads from 12 to 6, and nats-server's CPU from 0.83-0.85 to 0.54-0.55 ms per order.
  *
  * It reaches into nats.js's connection (its protocol handler's transport), which is not public API:
  * if that shape changes, the connection is left as it is. A reconnect makes a new transport, so the

@@ -40,11 +40,6 @@ export interface ServiceHandle<C extends BaseConfig> extends Stoppable {
   ready(): Promise<boolean>;
 }
 
-export interface BootOptions {
-  /** One socket write per event-loop turn (see nats-write-coalescing.ts): for services that send many small messages. */
-  coalesceNatsWrites?: boolean;
-}
-
 /** In-flight work (a webhook attempt, a rail call) gets this long to finish when a service stops. */
 const PART_STOP_MS = 10_000;
 /** A NATS drain or a database close gets this long before the connection is dropped instead. */
@@ -78,7 +73,6 @@ export async function bootService<C extends BaseConfig>(
   name: ServiceName,
   config: C,
   register: (deps: ServiceDeps<C>) => Promise<Stoppable[]>,
-  options: BootOptions = {},
 ): Promise<ServiceHandle<C>> {
   const log = createLogger(name, config.LOG_LEVEL);
   const signing = messageSigningFor(name, config);
@@ -96,10 +90,11 @@ export async function bootService<C extends BaseConfig>(
   });
   bindSigning(nc, signing);
   trackConnection(nc);
-  const recoalesce = options.coalesceNatsWrites ? coalesceWrites(nc) : undefined;
+  // One socket write per event-loop turn (see nats-write-coalescing.ts).
+  const recoalesce = coalesceWrites(nc);
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === "reconnect") recoalesce?.();
+      if (s.type === "reconnect") recoalesce();
       if (s.type === "disconnect" || s.type === "reconnect") log.warn({ status: s.type }, "nats connection");
       // A permission violation arrives here: a subject this service was not granted in contracts.
       if (s.type === "error") log.error({ err: s.error }, "nats error");

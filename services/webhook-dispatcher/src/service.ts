@@ -113,6 +113,5 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
         health.startSweeper(),
       ];
     },
-    { coalesceNatsWrites: true },
   );
 }

@@ -34,7 +34,7 @@ const delivery = (deliveryId: string): WebhookDelivery => ({
   body: "{}",
 });
 
-describe("a connection writing once per event-loop turn (the dispatcher's)", () => {
+describe("a connection writing once per event-loop turn (every service's)", () => {
   it("queues everything sent from many callbacks, in the order sent, before and after a reconnect", async () => {
     const reapply = coalesceWrites(nc);
     const js = jetstream(nc);
