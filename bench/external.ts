@@ -7,7 +7,9 @@
  * - `GET /pub/v2/rate`, BENCH_CONCURRENCY (32) connections, BENCH_DURATION_S; then at a fixed half of
  *   that rate (latency from each request's due time, a fixed-rate generator in its own process).
  * - `POST /pub/v2/offramp`, BENCH_ORDER_CONCURRENCY (16) connections, BENCH_ORDER_DURATION_S (15), each
- *   body unique (its `description`).
+ *   body unique (its `description`), after BENCH_ORDER_WARMUP_S (10) of the same load that is not
+ *   counted: a service just started runs its order path as cold code (V8 compiles the hot functions
+ *   after many calls), and its CPU per order halves over its first 20 s of this load.
  * - The overload curve of order creation: fixed rates of 1×, 2× and 3× what it just sustained, each
  *   BENCH_CURVE_STEP_S (5): answered/s, shed/s (429/503), p50 and p99 of the answered.
  * - What each costs in CPU: the gateway's per rate request, every service's per order (from /proc).
@@ -32,13 +34,21 @@ import { equivalentWorkUs, FLOOR_WORK_STEPS_US, measureHonoFloor } from "./suppo
 import { httpAtRate, httpLoad, ID_PLACEHOLDER } from "./support/http-load.ts";
 import { servicePids, startStack } from "./support/npm-start.ts";
 import { npmStartBody } from "./support/order-bodies.ts";
-import { cpuMeter, formatCpu, msPerOperation, syscalls, syscallsPer } from "./support/process-cpu.ts";
+import {
+  cpuMeter,
+  formatCpu,
+  msPerOperation,
+  processTree,
+  syscalls,
+  syscallsPer,
+} from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
 const ORDER_CONCURRENCY = envNumber("BENCH_ORDER_CONCURRENCY", 16);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const ORDER_DURATION_S = envNumber("BENCH_ORDER_DURATION_S", 15);
+const ORDER_WARMUP_S = envNumber("BENCH_ORDER_WARMUP_S", 10);
 const CURVE_STEP_S = envNumber("BENCH_CURVE_STEP_S", 5);
 /** Each point of bare Hono's work curve: short, since it only has to place the gateway on it. */
 const FLOOR_CURVE_S = envNumber("BENCH_FLOOR_CURVE_S", 3);
@@ -137,8 +147,10 @@ const stack = await startStack({
   },
 });
 // The launcher relays every service's log lines, so its CPU is part of what a request costs here.
-const pids: Record<string, number> = { ...servicePids(stack.pid), launcher: stack.pid };
-const NOT_SERVICES = new Set(["launcher", "nats-server", "ferretdb", "bench"]);
+const { postgres, ...pids }: Record<string, number> = { ...servicePids(stack.pid), launcher: stack.pid };
+// PostgreSQL (FerretDB's storage, the local default) works in one backend process per connection.
+const metered = { ...pids, ...(postgres ? { postgresql: () => processTree(postgres) } : {}) };
+const NOT_SERVICES = new Set(["launcher", "nats-server", "ferretdb", "postgresql", "bench"]);
 console.log(`npm start on ${stack.gatewayUrl}: ${Object.keys(pids).join(", ")}`);
 
 try {
@@ -150,7 +162,7 @@ try {
   await httpLoad({ ...rate, concurrency: CONCURRENCY, durationS: Math.min(2, DURATION_S) });
 
   const rateWindow = { fromUs: monotonicUs(), toUs: 0 };
-  const rateCpu = cpuMeter(pids, "bench");
+  const rateCpu = cpuMeter(metered, "bench");
   const gatewayCalls = syscalls(pids.gateway);
   const r = await httpLoad({ ...rate, concurrency: CONCURRENCY, durationS: DURATION_S });
   const rateShares = rateCpu.stop();
@@ -242,8 +254,16 @@ try {
     headers: { "x-api-key": stack.apiKey, "content-type": "application/json" },
     body: JSON.stringify(npmStartBody(`bench ${ID_PLACEHOLDER}`)),
   };
+  if (ORDER_WARMUP_S > 0) {
+    const warm = await httpLoad({ ...offramp, concurrency: ORDER_CONCURRENCY, durationS: ORDER_WARMUP_S });
+    failures += warm.errors;
+    console.log(
+      `POST /pub/v2/offramp warm-up, not counted (${ORDER_WARMUP_S} s): ${warm.requestsPerSecond.toFixed(1)} orders/s, ${warm.errors} errors`,
+    );
+  }
   const orderWindow = { fromUs: monotonicUs(), toUs: 0 };
-  const orderCpu = cpuMeter(pids, "bench");
+  const orderCpu = cpuMeter(metered, "bench");
+  const orderCalls = Object.entries(pids).map(([name, pid]) => ({ name, pid, before: syscalls(pid) }));
   const o = await httpLoad({ ...offramp, concurrency: ORDER_CONCURRENCY, durationS: ORDER_DURATION_S });
   const orderShares = orderCpu.stop();
   orderWindow.toUs = monotonicUs();
@@ -251,6 +271,15 @@ try {
   console.log(
     `POST /pub/v2/offramp (${o.generator}, ${ORDER_CONCURRENCY} connections, ${ORDER_DURATION_S} s): ${o.requestsPerSecond.toFixed(1)} orders/s, p50 ${o.p50Ms.toFixed(1)} ms, p99 ${o.p99Ms.toFixed(1)} ms, ${o.errors} errors; ${formatCpu(orderShares)}`,
   );
+  // Every message between processes is a write on one side and a read on the other: per order, per process.
+  const orderCount = o.requestsPerSecond * ORDER_DURATION_S;
+  const callsPerOrder = orderCalls.flatMap(({ name, pid, before }) => {
+    const after = syscalls(pid);
+    if (!before || !after || orderCount <= 0) return [];
+    const per = (n: number) => (n / orderCount).toFixed(1);
+    return [`${name} ${per(after.writes - before.writes)}/${per(after.reads - before.reads)}`];
+  });
+  console.log(`  system calls per order, writes/reads: ${callsPerOrder.join(", ")}`);
   report({
     key: "offramps-external",
     label: `POST /pub/v2/offramp, npm start processes (${o.generator}, c=${ORDER_CONCURRENCY}, ${ORDER_DURATION_S} s)`,

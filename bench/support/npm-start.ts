@@ -115,7 +115,8 @@ export function servicePids(launcherPid: number): Record<string, number> {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       const service =
-        /services\/([a-z-]+)\/src\/main\.ts/.exec(cmd)?.[1] ?? /\/(nats-server|ferretdb)\0/.exec(cmd)?.[1];
+        /services\/([a-z-]+)\/src\/main\.ts/.exec(cmd)?.[1] ??
+        /\/(nats-server|ferretdb|postgres)\0/.exec(cmd)?.[1];
       if (service) found[service] = pid;
     } catch {
       // gone meanwhile
