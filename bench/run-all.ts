@@ -43,7 +43,7 @@ const RUN_DEFAULTS: Record<string, Record<string, string>> = {
   "database-floor.ts": { BENCH_DB_OPS: "200" },
   "external.ts": {
     BENCH_DURATION_S: "6",
-    BENCH_ORDER_WARMUP_S: "10",
+    BENCH_ORDER_WARMUP_S: "6",
     BENCH_ORDER_DURATION_S: "8",
     BENCH_CURVE_STEP_S: "3",
   },
