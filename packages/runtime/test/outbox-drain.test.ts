@@ -1,11 +1,9 @@
 import { jetstream } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { Events } from "@ramp/contracts";
-import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { eventually } from "@ramp/devinfra/testing";
 import {
   createLogger,
   createOutboxCollection,
-  ensureStreams,
   flushOutbox,
   newTraceContext,
   OUTBOX_PENDING,
@@ -14,8 +12,9 @@ import {
   startOutboxSweeper,
   type WithOutbox,
 } from "@ramp/runtime";
-import { type Collection, type Db, MongoClient, ObjectId } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Collection, MongoClient } from "mongodb";
+import { describe, expect, inject, it } from "vitest";
+import { useOutboxTestbed } from "./support/outbox-testbed.ts";
 
 interface Doc extends WithOutbox {
   _id: string;
@@ -24,28 +23,8 @@ interface Doc extends WithOutbox {
   outboxPending?: boolean;
 }
 
-let nats: TestNats;
-let nc: NatsConnection;
-let observer: NatsConnection;
-let mongo: MongoClient;
-let db: Db;
+const bed = useOutboxTestbed("outbox");
 const log = createLogger("test", "silent");
-
-beforeAll(async () => {
-  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
-  // The entries are payout results, which only banking may publish; the test reads them as an observer.
-  nc = await nats.connectAs("banking");
-  observer = await nats.connectObserver();
-  await ensureStreams(nc);
-  mongo = await MongoClient.connect(inject("mongoUrl"));
-  db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_outbox`);
-});
-afterAll(async () => {
-  await nc?.close();
-  await observer?.close();
-  await mongo?.close();
-  await nats?.stop();
-});
 
 const entry = (msgId: string, at: Date): OutboxEntry => ({
   ...outboxEntry(
@@ -59,7 +38,7 @@ const entry = (msgId: string, at: Date): OutboxEntry => ({
 
 /** msgIds that reached the stream, read back with an ordered consumer. */
 async function published(prefix: string): Promise<Set<string>> {
-  const js = jetstream(observer);
+  const js = jetstream(bed.observer);
   const consumer = await js.consumers.get("RAMP_EVENTS", { filter_subjects: [Events.payoutResult.subject] });
   const seen = new Set<string>();
   const info = await consumer.info();
@@ -79,9 +58,9 @@ const pending = (col: Collection<Doc>) => col.countDocuments({ "outbox.0": { $ex
 
 describe("outbox", () => {
   it("removes exactly the published entry, leaving one queued meanwhile", async () => {
-    const col = db.collection<Doc>("exact");
+    const col = bed.db.collection<Doc>("exact");
     await col.insertOne({ _id: "d", n: 0, outbox: [entry("exact-1", new Date())] });
-    const js = jetstream(nc);
+    const js = jetstream(bed.nc);
     expect(await flushOutbox(js, col, "d")).toBe(1);
     await col.updateOne({ _id: "d" }, { $push: { outbox: entry("exact-2", new Date()) } });
     const doc = await col.findOne({ _id: "d" });
@@ -89,12 +68,12 @@ describe("outbox", () => {
   });
 
   it("keeps the sweep's flag while an entry queued after the read is still unsent", async () => {
-    const col = db.collection<Doc>("queued-meanwhile");
+    const col = bed.db.collection<Doc>("queued-meanwhile");
     const first = entry("meanwhile-1", new Date());
     await col.insertOne({ _id: "m", n: 0, outbox: [first], [OUTBOX_PENDING]: true });
     // The writer pushes a second entry after the flush read the outbox (it was handed the first only).
     await col.updateOne({ _id: "m" }, { $push: { outbox: entry("meanwhile-2", new Date()) } });
-    expect(await flushOutbox(jetstream(nc), col, "m", { stored: [first] })).toBe(1);
+    expect(await flushOutbox(jetstream(bed.nc), col, "m", { stored: [first] })).toBe(1);
     const doc = await col.findOne({ _id: "m" });
     expect(doc?.outbox.map((e) => e.msgId)).toEqual(["meanwhile-2"]);
     expect(doc?.[OUTBOX_PENDING]).toBe(true);
@@ -108,8 +87,8 @@ describe("outbox", () => {
       if (e.commandName === "find" || e.commandName === "findAndModify") reads.push(e.commandName);
       if (e.commandName === "insert" || e.commandName === "update") writes.push(e.commandName);
     });
-    const col = watched.db(db.databaseName).collection<Doc>("inserted");
-    const store = createOutboxCollection<Doc>({ collection: col, js: jetstream(nc), log });
+    const col = watched.db(bed.db.databaseName).collection<Doc>("inserted");
+    const store = createOutboxCollection<Doc>({ collection: col, js: jetstream(bed.nc), log });
     // A field left undefined is stored as null; the removal still finds the entry.
     const withUndefined = { ...entry("inserted-1", new Date()), note: undefined };
     try {
@@ -127,7 +106,7 @@ describe("outbox", () => {
   });
 
   it("with more than 1,000 documents of history, an event saved but never published still goes out", async () => {
-    const col = db.collection<Doc>("history");
+    const col = bed.db.collection<Doc>("history");
     // 1,050 documents whose events were saved and never sent (a crash window each), oldest first…
     const base = Date.now() - 60_000;
     const history: Doc[] = Array.from({ length: 1_050 }, (_, i) => ({
@@ -137,7 +116,7 @@ describe("outbox", () => {
       [OUTBOX_PENDING]: true,
     }));
     for (let i = 0; i < history.length; i += 250) await col.insertMany(history.slice(i, i + 250));
-    const sweeper = startOutboxSweeper(jetstream(nc), col, log, {
+    const sweeper = startOutboxSweeper(jetstream(bed.nc), col, log, {
       intervalMs: 200,
       pageSize: 100,
       graceMs: 0,

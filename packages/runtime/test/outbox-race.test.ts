@@ -1,12 +1,11 @@
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Events, HoldBuckets } from "@ramp/contracts";
-import { eventually, startTestNats, type TestNats } from "@ramp/devinfra/testing";
+import { eventually } from "@ramp/devinfra/testing";
 import {
   createClaims,
   createLogger,
   createStateStore,
-  ensureStreams,
   newTraceContext,
   type OutboxEntry,
   openKvHoldLocks,
@@ -14,8 +13,8 @@ import {
   type StateStore,
   type WithOutbox,
 } from "@ramp/runtime";
-import { type Db, MongoClient, ObjectId } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useOutboxTestbed } from "./support/outbox-testbed.ts";
 
 type State = "NEW" | "SENT" | "DONE";
 type HoldsIn = "database" | "NATS KV";
@@ -24,31 +23,9 @@ interface Doc extends WithOutbox {
   status: State;
 }
 
-let nats: TestNats;
-let replicaA: NatsConnection;
-let replicaB: NatsConnection;
-let observer: NatsConnection;
-let mongo: MongoClient;
-let db: Db;
+// Two "replicas" of the entries' publisher.
+const bed = useOutboxTestbed("outbox_race", { publishers: 2 });
 const log = createLogger("test", "silent");
-
-beforeAll(async () => {
-  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
-  // Payout results are what the entries carry, so both "replicas" connect as their publisher.
-  replicaA = await nats.connectAs("banking");
-  replicaB = await nats.connectAs("banking");
-  observer = await nats.connectObserver();
-  await ensureStreams(replicaA);
-  mongo = await MongoClient.connect(inject("mongoUrl"));
-  db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_outbox_race`);
-});
-afterAll(async () => {
-  await replicaA?.close();
-  await replicaB?.close();
-  await observer?.close();
-  await mongo?.close();
-  await nats?.stop();
-});
 
 const events = (id: string, step: string, count: number) => (): OutboxEntry[] =>
   Array.from({ length: count }, (_, i) =>
@@ -69,9 +46,9 @@ async function store(
   const holds =
     holdsIn === "NATS KV" ? await openKvHoldLocks(nc, HoldBuckets.banking, { replicas: 1, log }) : undefined;
   return createStateStore<Doc, State>({
-    collection: db.collection<Doc>(collection),
+    collection: bed.db.collection<Doc>(collection),
     stateField: "status",
-    claims: createClaims(db, { holds }),
+    claims: createClaims(bed.db, { holds }),
     js: jetstream(nc),
     log,
   });
@@ -100,6 +77,7 @@ describe("a state change racing the removal of the previous change's events", ()
     "is never lost, whichever replica handles the reaction (holds in %s)",
     async (holdsIn) => {
       const collection = `race_${holdsIn === "database" ? "db" : "kv"}`;
+      const [replicaA, replicaB] = bed.publishers as [NatsConnection, NatsConnection];
       const a = await store(replicaA, collection, holdsIn);
       const b = await store(replicaB, collection, holdsIn);
       // Each replica sweeps what a failed flush left, as the services do.
@@ -111,7 +89,7 @@ describe("a state change racing the removal of the previous change's events", ()
       const ours = new Set(ids);
       const reacted: Promise<unknown>[] = [];
       // The reaction reads the event from the stream, as the answering service does.
-      const consumer = await jetstream(observer).consumers.get("RAMP_EVENTS", {
+      const consumer = await jetstream(bed.observer).consumers.get("RAMP_EVENTS", {
         filter_subjects: [Events.payoutResult.subject],
       });
       const messages = await consumer.consume();
@@ -148,13 +126,13 @@ describe("a state change racing the removal of the previous change's events", ()
       await reacting;
       await eventually(
         async () =>
-          (await db.collection<Doc>(collection).countDocuments({ "outbox.0": { $exists: true } })) === 0 ||
-          undefined,
+          (await bed.db.collection<Doc>(collection).countDocuments({ "outbox.0": { $exists: true } })) ===
+            0 || undefined,
         60_000,
         200,
       ).catch(() => undefined);
       await Promise.all(sweepers.map((s) => s.stop()));
-      const docs = await db.collection<Doc>(collection).find({}).toArray();
+      const docs = await bed.db.collection<Doc>(collection).find({}).toArray();
       const behind = docs.filter((d) => d.status !== "DONE").map((d) => d._id);
       expect(behind).toEqual([]);
       expect(docs.filter((d) => d.outbox.length > 0).map((d) => d._id)).toEqual([]);

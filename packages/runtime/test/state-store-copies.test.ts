@@ -1,20 +1,17 @@
 import { jetstream } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { Events } from "@ramp/contracts";
-import { startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createClaims,
   createLogger,
   createStateStore,
-  ensureStreams,
   newTraceContext,
   outboxEntry,
   type StateChange,
   type StateStore,
   type WithOutbox,
 } from "@ramp/runtime";
-import { type Db, MongoClient, ObjectId } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useOutboxTestbed } from "./support/outbox-testbed.ts";
 
 type State = "NEW" | "SENT" | "DONE";
 interface Doc extends WithOutbox {
@@ -24,41 +21,24 @@ interface Doc extends WithOutbox {
   rev: number;
 }
 
-let nats: TestNats;
-let nc: NatsConnection;
-let observer: NatsConnection;
-let watched: MongoClient;
-let db: Db;
+const bed = useOutboxTestbed("copies", { mongo: { monitorCommands: true } });
 /** Reads of the collection the driver sent (find, and findAndModify that matched nothing). */
 const reads: string[] = [];
 const log = createLogger("test", "silent");
 
-beforeAll(async () => {
-  nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
-  // Payout results are what the entries carry, so the stores connect as their publisher.
-  nc = await nats.connectAs("banking");
-  observer = await nats.connectObserver();
-  await ensureStreams(nc);
-  watched = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
-  watched.on("commandStarted", (e) => {
+beforeAll(() => {
+  bed.mongo.on("commandStarted", (e) => {
     if (e.commandName === "find" && e.command.find === "docs") reads.push("find");
   });
-  db = watched.db(`t${new ObjectId().toHexString().slice(-8)}_copies`);
-});
-afterAll(async () => {
-  await nc?.close();
-  await observer?.close();
-  await watched?.close();
-  await nats?.stop();
 });
 
 /** A replica's store of its own (its own claims and remembered documents), as each process has. */
 const replica = (): StateStore<Doc, State> =>
   createStateStore<Doc, State>({
-    collection: db.collection<Doc>("docs"),
+    collection: bed.db.collection<Doc>("docs"),
     stateField: "status",
-    claims: createClaims(db),
-    js: jetstream(nc),
+    claims: createClaims(bed.db),
+    js: jetstream(bed.nc),
     log,
     decidedBy: ["rev"],
   });
@@ -74,13 +54,13 @@ const bump = (id: string, from: State, to: State, cause: string): StateChange<Do
     outboxEntry(
       Events.payoutResult,
       { orderId: `${id}:${next.rev}`, status: "COMPLETED", reference: id, reason: null },
-      `${db.databaseName}:${id}:${to}`,
+      `${bed.db.databaseName}:${id}:${to}`,
       newTraceContext(),
     ),
   ],
 });
 
-const stored = (id: string) => db.collection<Doc>("docs").findOne({ _id: id });
+const stored = (id: string) => bed.db.collection<Doc>("docs").findOne({ _id: id });
 
 describe("a state change made on the copy a process already has", () => {
   it("reads nothing before its update while the copy is what is stored (on SQLite, reads first)", async () => {
@@ -93,8 +73,8 @@ describe("a state change made on the copy a process already has", () => {
     expect(done?.rev).toBe(2);
     // FerretDB on SQLite finds a document by index only for a filter on `_id` alone, so there every
     // change reads first rather than filter on more; MongoDB and FerretDB on PostgreSQL read nothing.
-    const info = await db.admin().command({ buildInfo: 1 });
-    const plan = await db
+    const info = await bed.db.admin().command({ buildInfo: 1 });
+    const plan = await bed.db
       .collection<Doc>("docs")
       .find({ _id: "x", status: { $in: [] } })
       .explain();
@@ -117,7 +97,7 @@ describe("a state change made on the copy a process already has", () => {
     expect(done?.status).toBe("DONE");
     expect(reads.length).toBeGreaterThan(0);
     // What was published for this document: each change announced once, with what it stored.
-    const consumer = await jetstream(observer).consumers.get("RAMP_EVENTS", {
+    const consumer = await jetstream(bed.observer).consumers.get("RAMP_EVENTS", {
       filter_subjects: [Events.payoutResult.subject],
     });
     const published: string[] = [];
