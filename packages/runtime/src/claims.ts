@@ -59,11 +59,12 @@ const EXCLUSIVE_WAIT_MS = 40_000;
 /** Renewal stops after this, so a write that hangs cannot hold a document for ever. */
 const EXCLUSIVE_HOLD_MS = 60_000;
 /**
- * How long a hold is kept after its write for this process's next write of the same document: on
- * FerretDB every claim and release is a write of its own, two for each write guarded. Long enough for
- * the publish between a change and the removal of its events; another process waits at most this much more.
+ * How long a hold is kept after its write for this process's next write of the same document: every
+ * take and release of a hold is a request of its own, two for each write guarded. Long enough for the
+ * publish between a change and the removal of its events, which waits `REMOVAL_LINGER_MS` after it
+ * (outbox-removals.ts); another process waits at most this much more.
  */
-const EXCLUSIVE_LINGER_MS = 100;
+export const EXCLUSIVE_LINGER_MS = 150;
 /** A hold serves this process's writes for no longer than this before it is given back for others. */
 const EXCLUSIVE_REUSE_MS = 1_000;
 let exclusiveOwners = 0;

@@ -79,32 +79,15 @@ export interface FlushOptions {
 }
 
 /**
- * Publishes what a document's outbox holds, in order, then removes every entry it published in one
- * write and checks that they are gone. Entries are removed by their whole stored value (`$pullAll`):
- * FerretDB ignores `$pull` with a condition (`{ msgId }`) and would keep every entry for ever, while
- * exact values match on both backends. One removal for all of them, not one per entry: on FerretDB
- * each removal rewrites the document and, where other processes write it too, takes a hold on it.
- * Removals of other documents that are ready while one is being sent go together in the next `update`
- * command: under load, many flushes cost one command.
- * With `queuedBefore`, only entries queued by then are sent (a sweep leaves younger ones to their writer).
- * Throws when publishing fails (after removing what was published) or an entry cannot be removed;
- * callers use `flushOrDefer`.
+ * Publishes `entries` in order and says which went out: all of them, or those before the first that
+ * failed (later entries wait for it: a consumer must never see a younger fact before an older), with
+ * that failure.
  */
-export async function flushOutbox<T extends Document & WithOutbox>(
+export async function publishEntries(
   js: JetStreamClient,
-  collection: Collection<T>,
-  id: T["_id"],
-  opts: FlushOptions = {},
-): Promise<number> {
-  const { queuedBefore, guard = (write) => write() } = opts;
-  const byId = { _id: id } as Filter<T>;
-  const all =
-    opts.stored ??
-    ((await collection.findOne(byId, { projection: { outbox: 1 } }))?.outbox as OutboxEntry[] | undefined) ??
-    [];
-  const entries = queuedBefore ? all.filter((e) => e.at.getTime() <= queuedBefore.getTime()) : all;
+  entries: readonly OutboxEntry[],
+): Promise<{ published: OutboxEntry[]; failed?: unknown }> {
   const published: OutboxEntry[] = [];
-  let failed: unknown;
   for (const entry of entries) {
     try {
       const contract = bySubject.get(entry.subject);
@@ -114,38 +97,82 @@ export async function flushOutbox<T extends Document & WithOutbox>(
         traceparent: entry.traceparent,
       });
       published.push(entry);
-    } catch (err) {
-      // Later entries wait for this one: a consumer must never see a younger fact before an older.
-      failed = err;
-      break;
+    } catch (failed) {
+      return { published, failed };
     }
   }
-  if (published.length > 0)
-    await guard(async () => {
-      const pull = { $pullAll: { outbox: published } };
-      // Everything it held was sent: the same write unsets the sweep's flag, which the sweep would
-      // otherwise clear with one more write of its own. Only while the outbox holds exactly these
-      // entries (one queued meanwhile keeps the flag, for the sweep to find if its writer dies).
-      // Entries are appended and removed only as a published prefix, so an outbox of this size that
-      // still starts with the first of them holds exactly them.
-      const emptying = published.length === all.length;
-      const removal: GroupedUpdate = emptying
-        ? {
-            filter: { _id: id, outbox: { $size: published.length }, "outbox.0.msgId": published[0]?.msgId },
-            update: { ...pull, $unset: { [OUTBOX_PENDING]: "" } },
-          }
-        : { filter: { _id: id }, update: pull };
-      // Sent with the removals of other documents ready at the same moment, in one command.
-      if (await updateGrouped(collection, removal)) return;
-      if (emptying && (await collection.updateOne(byId, pull as never)).modifiedCount === 1) return;
-      // Nothing removed: another flush (a sweep) got there first, or the removal did not match.
-      const left = await collection.findOne(byId, { projection: { outbox: 1 } });
-      const sent = new Set(published.map((e) => `${e.msgId}@${e.at.getTime()}`));
-      const stuck = ((left?.outbox as OutboxEntry[] | undefined) ?? []).find((e) =>
-        sent.has(`${e.msgId}@${e.at.getTime()}`),
-      );
-      if (stuck) throw new OutboxStuck(`outbox entry ${stuck.msgId} was published but not removed`);
-    });
+  return { published };
+}
+
+/** An entry's identity: its message id alone could be queued twice (a change re-sent after a crash). */
+export const entryKey = (e: OutboxEntry) => `${e.msgId}@${e.at.getTime()}`;
+
+/**
+ * Removes published entries from a document's outbox in one write and checks that they are gone. `all`
+ * is the outbox as last stored (what the caller read or the database answered). Run it as one of the
+ * document's writes (`guard`).
+ * Entries are removed by their whole stored value (`$pullAll`): FerretDB ignores `$pull` with a
+ * condition (`{ msgId }`) and would keep every entry for ever, while exact values match on both
+ * backends. Removals of other documents that are ready at the same moment go together in one `update`
+ * command: under load, many removals cost one command.
+ */
+export async function removePublished<T extends Document & WithOutbox>(
+  collection: Collection<T>,
+  id: T["_id"],
+  published: readonly OutboxEntry[],
+  all: readonly OutboxEntry[],
+): Promise<void> {
+  if (published.length === 0) return;
+  const byId = { _id: id } as Filter<T>;
+  const pull = { $pullAll: { outbox: published } };
+  // Everything stored was sent: the same write unsets the sweep's flag, which the sweep would
+  // otherwise clear with one more write of its own. Only while the outbox holds exactly what was
+  // stored (one queued meanwhile keeps the flag, for the sweep to find if its writer dies). Entries are
+  // appended and removed only as a prefix, so an outbox of that size that still starts with the same
+  // entry holds exactly those entries.
+  const sent = new Set(published.map(entryKey));
+  const emptying = all.length > 0 && all.every((e) => sent.has(entryKey(e)));
+  const removal: GroupedUpdate = emptying
+    ? {
+        filter: { _id: id, outbox: { $size: all.length }, "outbox.0.msgId": all[0]?.msgId },
+        update: { ...pull, $unset: { [OUTBOX_PENDING]: "" } },
+      }
+    : { filter: { _id: id }, update: pull };
+  // Sent with the removals of other documents ready at the same moment, in one command.
+  if (await updateGrouped(collection, removal)) return;
+  if (emptying && (await collection.updateOne(byId, pull as never)).modifiedCount === 1) return;
+  // Nothing removed: another flush (a sweep) got there first, or the removal did not match.
+  const left = await collection.findOne(byId, { projection: { outbox: 1 } });
+  const stuck = ((left?.outbox as OutboxEntry[] | undefined) ?? []).find((e) => sent.has(entryKey(e)));
+  if (stuck) throw new OutboxStuck(`outbox entry ${stuck.msgId} was published but not removed`);
+}
+
+/** The outbox of a document as stored now (empty when the document is gone). */
+export async function storedOutbox<T extends Document & WithOutbox>(
+  collection: Collection<T>,
+  id: T["_id"],
+): Promise<OutboxEntry[]> {
+  const doc = await collection.findOne({ _id: id } as Filter<T>, { projection: { outbox: 1 } });
+  return (doc?.outbox as OutboxEntry[] | undefined) ?? [];
+}
+
+/**
+ * Publishes what a document's outbox holds, in order, then removes every entry it published in one
+ * write (`removePublished`). With `queuedBefore`, only entries queued by then are sent (a sweep leaves
+ * younger ones to their writer). Throws when publishing fails (after removing what was published) or
+ * an entry cannot be removed; callers use `flushOrDefer`.
+ */
+export async function flushOutbox<T extends Document & WithOutbox>(
+  js: JetStreamClient,
+  collection: Collection<T>,
+  id: T["_id"],
+  opts: FlushOptions = {},
+): Promise<number> {
+  const { queuedBefore, guard = (write) => write() } = opts;
+  const all = opts.stored ?? (await storedOutbox(collection, id));
+  const entries = queuedBefore ? all.filter((e) => e.at.getTime() <= queuedBefore.getTime()) : all;
+  const { published, failed } = await publishEntries(js, entries);
+  if (published.length > 0) await guard(() => removePublished(collection, id, published, all));
   if (failed !== undefined) throw failed;
   return published.length;
 }

@@ -5,14 +5,17 @@ import { insertGrouped } from "./grouped-commands.ts";
 import type { Logger } from "./logger.ts";
 import {
   clearPending,
-  flushOrDefer,
+  entryKey,
   flushOutbox,
   OUTBOX_PENDING,
   type OutboxEntry,
   type SweeperOptions,
   startOutboxSweeper,
+  storedOutbox,
   type WithOutbox,
+  type WriteGuard,
 } from "./outbox.ts";
+import { createOutboxRemovals, type OutboxRemovals, type WaitingRemoval } from "./outbox-removals.ts";
 import type { Stoppable } from "./service.ts";
 import { createWriteQueue } from "./write-queue.ts";
 
@@ -40,8 +43,13 @@ export interface StateChange<T extends Document, S extends string> {
 export interface OutboxCollection<T extends Document & WithOutbox> {
   /** Inserts a document (its outbox may already hold events) and publishes them; false if it existed. */
   insert(doc: OptionalUnlessRequiredId<T>): Promise<boolean>;
-  /** Publishes and removes the document's outbox; `stored` is the outbox as the database just returned it. */
+  /**
+   * Publishes the document's outbox and queues the removal of what it published (`outbox-removals.ts`);
+   * `stored` is the outbox as the database just returned it. A failure is logged and left to the sweep.
+   */
   flush(id: T["_id"], stored?: OutboxEntry[]): Promise<void>;
+  /** Writes every queued removal now and waits for it; stopping the sweeper does too. */
+  drainRemovals(): Promise<void>;
   startSweeper(opts?: SweeperOptions): Stoppable;
 }
 
@@ -79,12 +87,15 @@ export interface OutboxCollectionDeps<T extends Document & WithOutbox> {
    * Needed where documents are updated after their insert; insert-only documents can go without.
    */
   claims?: Claims;
+  /** How long published entries wait for their removal (`REMOVAL_LINGER_MS` unless given: a test's). */
+  removalLingerMs?: number;
 }
 
 export function createOutboxCollection<T extends Document & WithOutbox>(
   deps: OutboxCollectionDeps<T>,
 ): OutboxCollection<T> {
-  return outboxCollection(deps, documentWrites(deps));
+  const writes = documentWrites(deps);
+  return outboxCollection(deps, writes, removalsOf(deps, writes));
 }
 
 /**
@@ -102,14 +113,35 @@ function documentWrites<T extends Document & WithOutbox>(deps: OutboxCollectionD
 /** Runs a write to one document; `alone` when no other process can write it meanwhile. */
 type DocumentWrites = <R>(id: string, write: (alone: boolean) => Promise<R>) => Promise<R>;
 
+/** Runs a write as one of the document's writes. */
+const guardOf =
+  (writes: DocumentWrites) =>
+  (id: unknown): WriteGuard =>
+  (write) =>
+    writes(String(id), write);
+
+/** The removals of entries this collection's flushes published, each made as one of its document's writes. */
+function removalsOf<T extends Document & WithOutbox>(deps: OutboxCollectionDeps<T>, writes: DocumentWrites) {
+  return createOutboxRemovals(deps.js, deps.collection, guardOf(writes), deps.log, deps.removalLingerMs);
+}
+
 /** The collection's writes, each document's through `writes`. */
 function outboxCollection<T extends Document & WithOutbox>(
   deps: OutboxCollectionDeps<T>,
   writes: DocumentWrites,
+  removals: OutboxRemovals<T["_id"]>,
 ): OutboxCollection<T> {
   const { collection: col, js, log } = deps;
-  const key = (id: unknown) => String(id);
-  const guard = (id: unknown) => (write: () => Promise<void>) => writes(key(id), write);
+  const guard = guardOf(writes);
+  // The state change is already saved with its messages, so a failed publish is not the caller's
+  // failure: it is logged and left to the sweeper, which retries it.
+  const flush = async (id: T["_id"], stored?: OutboxEntry[]) => {
+    try {
+      await removals.flush(id, stored ?? (await storedOutbox(col, id)));
+    } catch (err) {
+      log.warn({ err, id: String(id), collection: col.collectionName }, "outbox flush deferred to sweeper");
+    }
+  };
   return {
     async insert(doc) {
       // An insert is atomic on both databases and rewrites nothing, so it needs no hold on the document.
@@ -123,22 +155,27 @@ function outboxCollection<T extends Document & WithOutbox>(
       // created, its outbox is what was inserted, no need to read it back: the removal sends these
       // values through the same serialisation the insert did, so they match what was stored.
       if (!created || doc.outbox.length > 0)
-        await flushOrDefer(js, col, doc._id as T["_id"], log, {
-          guard: guard(doc._id),
-          stored: created ? doc.outbox : undefined,
-        });
+        await flush(doc._id as T["_id"], created ? doc.outbox : undefined);
       return created;
     },
-    flush: (id, stored) => flushOrDefer(js, col, id, log, { guard: guard(id), stored }),
-    startSweeper: (opts) =>
-      startOutboxSweeper(
+    flush,
+    drainRemovals: () => removals.drain(),
+    startSweeper: (opts) => {
+      const sweeper = startOutboxSweeper(
         js,
         col,
         log,
         opts,
         (id, queuedBefore) => flushOutbox(js, col, id, { queuedBefore, guard: guard(id) }),
         (id) => guard(id)(() => clearPending(col, id)),
-      ),
+      );
+      return {
+        async stop() {
+          await sweeper.stop();
+          await removals.drain();
+        },
+      };
+    },
   };
 }
 
@@ -165,6 +202,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
 ): StateStore<T, S> {
   const { collection: col, stateField, claims, log } = deps;
   const writes = documentWrites(deps);
+  const removals = removalsOf(deps, writes);
   const exitKey = (id: unknown, from: string) => `${col.collectionName}:${String(id)}:${from}`;
   const byId = (id: unknown) => ({ _id: id }) as Filter<T>;
   /** The exit claimed in a document of its own, beside the document: atomic everywhere, one more write. */
@@ -205,19 +243,44 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
   /**
    * The update of a change from `doc` (in `from`), its events computed as the document will be after it,
    * sent with `filter`; the document after the update, or null when the filter matched nothing.
+   * With `absorbed` (entries this process published from the document and had yet to remove), the
+   * update writes the outbox whole, without them: the removal costs no write of its own. Unless `exact`
+   * (the document was read just now, and nothing else writes it), the filter then also requires the
+   * outbox to be the one `doc` has.
    */
-  async function apply(change: StateChange<T, S>, doc: T, filter: Filter<T>, alone: boolean) {
+  async function apply(
+    change: StateChange<T, S>,
+    doc: T,
+    filter: Filter<T>,
+    alone: boolean,
+    absorbed?: WaitingRemoval<T["_id"]>,
+    exact = false,
+  ) {
     const owner = `${change.to}|${change.cause}`;
     const set = { ...change.set?.(doc), [stateField]: change.to } as Partial<T>;
     const events = change.events?.({ ...doc, ...set } as T) ?? [];
-    const update = {
-      $set: {
-        ...(alone ? { ...set, [`exits.${change.from}`]: owner } : set),
-        ...(events.length ? { [OUTBOX_PENDING]: true } : {}),
-      },
-      ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
-    } as unknown as UpdateFilter<T>;
-    return (await col.findOneAndUpdate(filter, update, { returnDocument: "after" })) as T | null;
+    const sent = new Set(absorbed?.published.map(entryKey));
+    const rewrite = doc.outbox.some((e) => sent.has(entryKey(e)));
+    const outbox = rewrite ? [...doc.outbox.filter((e) => !sent.has(entryKey(e))), ...events] : [];
+    const fields = alone ? { ...set, [`exits.${change.from}`]: owner } : set;
+    const update = (rewrite
+      ? {
+          $set: { ...fields, outbox, ...(outbox.length ? { [OUTBOX_PENDING]: true } : {}) },
+          ...(outbox.length ? {} : { $unset: { [OUTBOX_PENDING]: "" } }),
+        }
+      : {
+          $set: { ...fields, ...(events.length ? { [OUTBOX_PENDING]: true } : {}) },
+          ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
+        }) as unknown as UpdateFilter<T>;
+    // Appended to and removed from only as a prefix, an outbox of this size that starts with the same
+    // entry holds what `doc`'s does (message ids are unique).
+    const sameOutbox =
+      rewrite && !exact
+        ? { outbox: { $size: doc.outbox.length }, "outbox.0.msgId": { $in: [doc.outbox[0]?.msgId] } }
+        : {};
+    return (await col.findOneAndUpdate({ ...filter, ...sameOutbox } as Filter<T>, update, {
+      returnDocument: "after",
+    })) as T | null;
   }
 
   /**
@@ -241,7 +304,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
    * The conditions besides `_id` are written with `$in`, which FerretDB never pushes down to PostgreSQL:
    * the row is found by its `_id` alone, however many other documents share the state.
    */
-  async function fromCopy(change: StateChange<T, S>, alone: boolean) {
+  async function fromCopy(change: StateChange<T, S>, alone: boolean, absorbed?: WaitingRemoval<T["_id"]>) {
     if (!decidedBy) return null;
     const copy = change.seen ?? remembered.get(String(change.id));
     if (copy?.[stateField] !== change.from) return null;
@@ -251,7 +314,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     // Alone, the exit is recorded in the document, and one recorded while the state stayed (a claim to
     // delete it) is for the read to judge. Not alone, the exit was claimed beside the document already.
     if (alone) filter[`exits.${change.from}`] = { $exists: false };
-    return apply(change, copy, filter as Filter<T>, alone);
+    return apply(change, copy, filter as Filter<T>, alone, absorbed);
   }
 
   const logChange = (change: StateChange<T, S>) =>
@@ -260,7 +323,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
       "state changed",
     );
 
-  const collection = outboxCollection(deps, writes);
+  const collection = outboxCollection(deps, writes, removals);
   const store: StateStore<T, S> = {
     ...collection,
     async insert(doc) {
@@ -289,41 +352,53 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
     async transition(change) {
       const owner = `${change.to}|${change.cause}`;
       const moved = await writes(String(change.id), async (alone) => {
-        // Not alone (MongoDB), the exit is claimed first and the update is conditional on the state.
-        if (!alone && !(await claimBeside(change.id, change.from, owner))) return null;
-        const changed = await fromCopy(change, alone);
-        if (changed) {
-          logChange(change);
-          return changed;
-        }
-        let doc = (await col.findOne(byId(change.id))) as T | null;
-        if (!doc) return null;
-        if (alone) {
-          // Alone, no other process writes the document meanwhile, so the state just read decides, and
-          // the cause that leaves it is written into the same update (`exits`) instead of a claim of
-          // its own, as `claimExit` writes it. A claim beside the document is read only for a document
-          // no longer in `from` (its exit recorded by a version that claimed exits).
-          const recorded = (doc as { exits?: Record<string, string> }).exits?.[change.from];
-          const holder =
-            recorded ??
-            (doc[stateField] === change.from ? null : await claims.holder(exitKey(change.id, change.from)));
-          if (holder !== null && holder !== owner) return null;
-          // Never in `from`, or left it unrecorded: claimed as before, so a later cause finds it taken.
-          if (holder === null && doc[stateField] !== change.from)
-            return (await claimBeside(change.id, change.from, owner)) ? doc : null;
-        }
-        if (doc[stateField] === change.from) {
-          // Alone, the state just read is the state updated; the filter stays on _id, which every FerretDB
-          // backend serves from its index (on SQLite, any other condition reads the whole collection).
-          const filter = (
-            alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }
-          ) as Filter<T>;
-          doc =
-            (await apply(change, doc, filter, alone)) ?? ((await col.findOne(byId(change.id))) as T | null);
+        // What this process published from the document and has yet to remove goes with this update.
+        const absorbed = removals.take(change.id);
+        let removed = false;
+        const applied = (doc: T | null) => {
+          removed ||= doc !== null;
+          return doc;
+        };
+        try {
+          // Not alone (MongoDB), the exit is claimed first and the update is conditional on the state.
+          if (!alone && !(await claimBeside(change.id, change.from, owner))) return null;
+          const changed = applied(await fromCopy(change, alone, absorbed));
+          if (changed) {
+            logChange(change);
+            return changed;
+          }
+          let doc = (await col.findOne(byId(change.id))) as T | null;
           if (!doc) return null;
-          logChange(change);
+          if (alone) {
+            // Alone, no other process writes the document meanwhile, so the state just read decides, and
+            // the cause that leaves it is written into the same update (`exits`) instead of a claim of
+            // its own, as `claimExit` writes it. A claim beside the document is read only for a document
+            // no longer in `from` (its exit recorded by a version that claimed exits).
+            const recorded = (doc as { exits?: Record<string, string> }).exits?.[change.from];
+            const holder =
+              recorded ??
+              (doc[stateField] === change.from ? null : await claims.holder(exitKey(change.id, change.from)));
+            if (holder !== null && holder !== owner) return null;
+            // Never in `from`, or left it unrecorded: claimed as before, so a later cause finds it taken.
+            if (holder === null && doc[stateField] !== change.from)
+              return (await claimBeside(change.id, change.from, owner)) ? doc : null;
+          }
+          if (doc[stateField] === change.from) {
+            // Alone, the state just read is the state updated; the filter stays on _id, which every FerretDB
+            // backend serves from its index (on SQLite, any other condition reads the whole collection).
+            const filter = (
+              alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }
+            ) as Filter<T>;
+            doc =
+              applied(await apply(change, doc, filter, alone, absorbed, alone)) ??
+              ((await col.findOne(byId(change.id))) as T | null);
+            if (!doc) return null;
+            logChange(change);
+          }
+          return doc;
+        } finally {
+          if (absorbed && !removed) removals.requeue(absorbed);
         }
-        return doc;
       });
       if (moved) remember(moved);
       else remembered.delete(String(change.id));

@@ -93,6 +93,7 @@ describe("outbox", () => {
     const withUndefined = { ...entry("inserted-1", new Date()), note: undefined };
     try {
       expect(await store.insert({ _id: "i1", n: 1, outbox: [withUndefined] })).toBe(true);
+      await store.drainRemovals();
       expect(reads).toEqual([]);
       // One write after the insert empties the outbox and unsets the sweep's flag: no sweep write left.
       expect(writes).toEqual(["insert", "update"]);

@@ -24,15 +24,22 @@ interface Doc extends WithOutbox {
 const bed = useOutboxTestbed("copies", { mongo: { monitorCommands: true } });
 /** Reads of the collection the driver sent (find, and findAndModify that matched nothing). */
 const reads: string[] = [];
+/** Writes of the collection the driver sent. */
+const writes: string[] = [];
 const log = createLogger("test", "silent");
 
 beforeAll(() => {
   bed.mongo.on("commandStarted", (e) => {
     if (e.commandName === "find" && e.command.find === "docs") reads.push("find");
+    if (["insert", "update", "findAndModify"].includes(e.commandName) && e.command[e.commandName] === "docs")
+      writes.push(e.commandName);
   });
 });
 
-/** A replica's store of its own (its own claims and remembered documents), as each process has. */
+/**
+ * A replica's store of its own (its own claims and remembered documents), as each process has. Its
+ * published entries wait for removal until `drainRemovals`, however slow the machine.
+ */
 const replica = (): StateStore<Doc, State> =>
   createStateStore<Doc, State>({
     collection: bed.db.collection<Doc>("docs"),
@@ -41,6 +48,7 @@ const replica = (): StateStore<Doc, State> =>
     js: jetstream(bed.nc),
     log,
     decidedBy: ["rev"],
+    removalLingerMs: 60_000,
   });
 
 /** A change that bumps `rev` from the document it is made on and announces the new value. */
@@ -67,6 +75,7 @@ describe("a state change made on the copy a process already has", () => {
     const a = replica();
     await a.insert({ _id: "fresh", status: "NEW", rev: 0, outbox: [] });
     reads.length = 0;
+    writes.length = 0;
     const sent = await a.transition(bump("fresh", "NEW", "SENT", "send"));
     const done = await a.transition(bump("fresh", "SENT", "DONE", "answer"));
     expect(sent?.rev).toBe(1);
@@ -80,7 +89,15 @@ describe("a state change made on the copy a process already has", () => {
       .explain();
     const readsFirst = "ferretdbVersion" in info && plan.filterPushdown !== true;
     expect(reads.length > 0).toBe(readsFirst);
+    // The second change's update took the first change's published entry out with it.
+    expect((await stored("fresh"))?.outbox.map((e) => e.msgId)).toEqual([
+      `${bed.db.databaseName}:fresh:DONE`,
+    ]);
+    await a.drainRemovals();
     expect(await stored("fresh")).toMatchObject({ status: "DONE", rev: 2, outbox: [] });
+    expect(await stored("fresh")).not.toHaveProperty("outboxPending");
+    // Two changes and the removal of the last one's entry: no write of its own for the first one's.
+    expect(writes).toEqual(["findAndModify", "findAndModify", "update"]);
   });
 
   it("reads the document when another process changed what the change is computed from", async () => {
