@@ -354,9 +354,11 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
       const moved = await writes(String(change.id), async (alone) => {
         // What this process published from the document and has yet to remove goes with this update.
         const absorbed = removals.take(change.id);
+        const absorbedKeys = new Set(absorbed?.published.map(entryKey));
         let removed = false;
+        // Removed once a document written holds none of them; else they go back to wait their turn.
         const applied = (doc: T | null) => {
-          removed ||= doc !== null;
+          removed ||= doc !== null && !doc.outbox.some((e) => absorbedKeys.has(entryKey(e)));
           return doc;
         };
         try {
@@ -390,7 +392,9 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
               alone ? byId(change.id) : { _id: change.id, [stateField]: change.from }
             ) as Filter<T>;
             doc =
-              applied(await apply(change, doc, filter, alone, absorbed, alone)) ??
+              // Not alone, the update also requires the outbox as read, and a miss would read as another
+              // cause's move: it goes without them.
+              applied(await apply(change, doc, filter, alone, alone ? absorbed : undefined, alone)) ??
               ((await col.findOne(byId(change.id))) as T | null);
             if (!doc) return null;
             logChange(change);
