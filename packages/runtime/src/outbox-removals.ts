@@ -38,7 +38,8 @@ export interface OutboxRemovals<I> {
   /**
    * Takes a document's queued removal out of the queue, for the caller to make in a write of its own
    * (a state change that rewrites the outbox anyway); `requeue` gives it back when that write missed.
-   * Call it only as one of the document's writes, so no flush of that document runs meanwhile.
+   * A flush of the same document holds its entries while it publishes, so a change made then finds
+   * nothing to take and leaves them to that flush's removal.
    */
   take(id: I): WaitingRemoval<I> | undefined;
   requeue(removal: WaitingRemoval<I>): void;
