@@ -64,7 +64,7 @@ const EXCLUSIVE_HOLD_MS = 60_000;
  * publish between a change and the removal of its events, which waits `REMOVAL_LINGER_MS` after it
  * (outbox-removals.ts); another process waits at most this much more.
  */
-export const EXCLUSIVE_LINGER_MS = 150;
+const EXCLUSIVE_LINGER_MS = 150;
 /** A hold serves this process's writes for no longer than this before it is given back for others. */
 const EXCLUSIVE_REUSE_MS = 1_000;
 let exclusiveOwners = 0;

@@ -104,6 +104,17 @@ export async function publishEntries(
   return { published };
 }
 
+/**
+ * A filter's conditions that the stored outbox is exactly `outbox` (not empty). Entries are appended and
+ * removed only as a prefix, and message ids are unique, so an outbox of that size that starts with the
+ * same entry holds exactly those entries. Written with `$in`, which FerretDB does not push down: the
+ * row is still found by its `_id` alone.
+ */
+export const holdsExactly = (outbox: readonly OutboxEntry[]) => ({
+  outbox: { $size: outbox.length },
+  "outbox.0.msgId": { $in: [outbox[0]?.msgId] },
+});
+
 /** An entry's identity: its message id alone could be queued twice (a change re-sent after a crash). */
 export const entryKey = (e: OutboxEntry) => `${e.msgId}@${e.at.getTime()}`;
 
@@ -127,14 +138,12 @@ export async function removePublished<T extends Document & WithOutbox>(
   const pull = { $pullAll: { outbox: published } };
   // Everything stored was sent: the same write unsets the sweep's flag, which the sweep would
   // otherwise clear with one more write of its own. Only while the outbox holds exactly what was
-  // stored (one queued meanwhile keeps the flag, for the sweep to find if its writer dies). Entries are
-  // appended and removed only as a prefix, so an outbox of that size that still starts with the same
-  // entry holds exactly those entries.
+  // stored (one queued meanwhile keeps the flag, for the sweep to find if its writer dies).
   const sent = new Set(published.map(entryKey));
   const emptying = all.length > 0 && all.every((e) => sent.has(entryKey(e)));
   const removal: GroupedUpdate = emptying
     ? {
-        filter: { _id: id, outbox: { $size: all.length }, "outbox.0.msgId": all[0]?.msgId },
+        filter: { _id: id, ...holdsExactly(all) },
         update: { ...pull, $unset: { [OUTBOX_PENDING]: "" } },
       }
     : { filter: { _id: id }, update: pull };
@@ -178,8 +187,8 @@ export async function flushOutbox<T extends Document & WithOutbox>(
 }
 
 /**
- * The one flush-failure policy: the state change is already saved with its messages, so a failed
- * publish is not the caller's failure. It is logged and left to the sweeper, which retries it.
+ * Publishes and removes a document's outbox now (`flushOutbox`), under the one flush-failure policy
+ * (`deferOnFailure`).
  */
 export async function flushOrDefer<T extends Document & WithOutbox>(
   js: JetStreamClient,
@@ -188,7 +197,20 @@ export async function flushOrDefer<T extends Document & WithOutbox>(
   log: Logger,
   opts: Omit<FlushOptions, "queuedBefore"> = {},
 ): Promise<void> {
-  await flushOutbox(js, collection, id, opts).catch((err: unknown) =>
+  await deferOnFailure(flushOutbox(js, collection, id, opts), collection, id, log);
+}
+
+/**
+ * The one flush-failure policy: the state change is already saved with its messages, so a failed
+ * publish is not the caller's failure. It is logged and left to the sweeper, which retries it.
+ */
+export async function deferOnFailure<T extends Document>(
+  flush: Promise<unknown>,
+  collection: Collection<T>,
+  id: T["_id"],
+  log: Logger,
+): Promise<void> {
+  await flush.catch((err: unknown) =>
     log.warn(
       { err, id: String(id), collection: collection.collectionName },
       "outbox flush deferred to sweeper",

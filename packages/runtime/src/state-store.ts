@@ -5,8 +5,10 @@ import { insertGrouped } from "./grouped-commands.ts";
 import type { Logger } from "./logger.ts";
 import {
   clearPending,
+  deferOnFailure,
   entryKey,
   flushOutbox,
+  holdsExactly,
   OUTBOX_PENDING,
   type OutboxEntry,
   type SweeperOptions,
@@ -133,15 +135,8 @@ function outboxCollection<T extends Document & WithOutbox>(
 ): OutboxCollection<T> {
   const { collection: col, js, log } = deps;
   const guard = guardOf(writes);
-  // The state change is already saved with its messages, so a failed publish is not the caller's
-  // failure: it is logged and left to the sweeper, which retries it.
-  const flush = async (id: T["_id"], stored?: OutboxEntry[]) => {
-    try {
-      await removals.flush(id, stored ?? (await storedOutbox(col, id)));
-    } catch (err) {
-      log.warn({ err, id: String(id), collection: col.collectionName }, "outbox flush deferred to sweeper");
-    }
-  };
+  const flush = async (id: T["_id"], stored?: OutboxEntry[]) =>
+    deferOnFailure((async () => removals.flush(id, stored ?? (await storedOutbox(col, id))))(), col, id, log);
   return {
     async insert(doc) {
       // An insert is atomic on both databases and rewrites nothing, so it needs no hold on the document.
@@ -272,12 +267,7 @@ export function createStateStore<T extends Document & WithOutbox, S extends stri
           $set: { ...fields, ...(events.length ? { [OUTBOX_PENDING]: true } : {}) },
           ...(events.length ? { $push: { outbox: { $each: events } } } : {}),
         }) as unknown as UpdateFilter<T>;
-    // Appended to and removed from only as a prefix, an outbox of this size that starts with the same
-    // entry holds what `doc`'s does (message ids are unique).
-    const sameOutbox =
-      rewrite && !exact
-        ? { outbox: { $size: doc.outbox.length }, "outbox.0.msgId": { $in: [doc.outbox[0]?.msgId] } }
-        : {};
+    const sameOutbox = rewrite && !exact ? holdsExactly(doc.outbox) : {};
     return (await col.findOneAndUpdate({ ...filter, ...sameOutbox } as Filter<T>, update, {
       returnDocument: "after",
     })) as T | null;
