@@ -10,12 +10,17 @@
  *    one only publishes), the CPU of each process; beside it, the floor: the same signed POSTs from a
  *    bare HTTP client process to the same receiver. Phases 1 and 2 share one process, so their rate
  *    says how much CPU that process got; phase 3's rate is the one to read.
+ * 4. With BENCH_DISPATCHER_REPLICAS=2 (or more), the same with that many dispatcher processes sharing
+ *    the work, as a deployment's replicas do: a Node process delivers on one core, and this is what
+ *    another one adds on this machine.
  *
  *   pnpm exec tsx bench/webhook-dispatch.ts          (from the repo root)
  *   BENCH_EVENTS=5000 BENCH_SLOW_EVENTS=64 BENCH_TIMEOUT_S=120 pnpm exec tsx bench/webhook-dispatch.ts
  *
  * NATS_URL / MONGODB_URI are honoured; otherwise local ones are started and stopped.
  */
+
+import type { ChildProcess } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -41,6 +46,8 @@ const N = envNumber("BENCH_EVENTS", 2000);
 const SLOW = envNumber("BENCH_SLOW_EVENTS", 64);
 const SLOW_MS = 5_000;
 const PROFILED = process.env.BENCH_PROFILE === "webhook-dispatcher";
+/** Phase 4's dispatcher processes; 1 (the default) skips the phase. */
+const REPLICAS = envNumber("BENCH_DISPATCHER_REPLICAS", 1);
 /** One deadline for both phases, so the script stays within what bench/run-all.ts allows it. */
 const DEADLINE = Date.now() + envNumber("BENCH_TIMEOUT_S", 120) * 1000;
 const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "bulkWrite"]);
@@ -122,6 +129,52 @@ interface OutsideDeps {
   /** A connection allowed to configure webhooks (the gateway's). */
   nc: NatsConnection;
   dispatcherEnv: Record<string, string>;
+  /** Dispatcher processes sharing the deliveries. */
+  replicas: number;
+  /** Measure the bare client's floor first (once per run is enough). */
+  floor: boolean;
+}
+
+/** A port nothing listens on now, for a dispatcher's health server. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Until the process answers 200 on its readiness probe: connected and consuming. */
+async function untilReady(port: number) {
+  for (const until = Date.now() + 60_000; Date.now() < until; ) {
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the webhook-dispatcher on health port ${port} was not ready within 60 s`);
+}
+
+/** The floor: the same signed POSTs to the same receiver from a bare HTTP client process. */
+async function postFloor(
+  receiver: { url: string; child: ChildProcess },
+  secret: string,
+  concurrency: number,
+) {
+  const floorMeter = cpuMeter({ receiver: receiver.child.pid }, "bench");
+  const floor = await runJson<{ perSecond: number; failed: number; cpuMsPerPost: number }>(
+    "bench/support/post-floor-main.ts",
+    { url: receiver.url, secret: secret, count: N, concurrency: concurrency },
+    60,
+  );
+  const floorReceiver = floorMeter.stop().processes.find((p) => p.name === "receiver")?.percent ?? 0;
+  console.log(
+    `floor: ${N} signed POSTs from a bare client process, ${concurrency} at once: ${floor.perSecond.toFixed(0)}/s, ` +
+      `client CPU ${floor.cpuMsPerPost.toFixed(3)} ms/POST, receiver CPU ${((floorReceiver * 10) / floor.perSecond).toFixed(3)} ms/POST, ${floor.failed} failed`,
+  );
+  return floor;
 }
 
 /**
@@ -134,30 +187,35 @@ async function fromOutside(deps: OutsideDeps) {
   // As many at once as the dispatcher sends to one endpoint.
   const ENDPOINT_CONCURRENCY = loadWebhookDispatcherConfig(deps.dispatcherEnv).WEBHOOK_ENDPOINT_CONCURRENCY;
   const receiver = await startListening("bench/support/webhook-receiver-main.ts");
-  // BENCH_PROFILE=webhook-dispatcher: under V8's CPU profiler, its self time printed for the deliveries.
+  // BENCH_PROFILE=webhook-dispatcher: under V8's CPU profiler, the self time of its processes together
+  // printed for the deliveries.
   const profileDir = PROFILED ? mkdtempSync(join(tmpdir(), "ramp-prof-")) : undefined;
-  const dispatcher = spawnTs(
-    "services/webhook-dispatcher/src/main.ts",
-    [],
-    deps.dispatcherEnv,
-    profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+  const healthPorts = await Promise.all(Array.from({ length: deps.replicas }, freePort));
+  const dispatchers = healthPorts.map((port) =>
+    spawnTs(
+      "services/webhook-dispatcher/src/main.ts",
+      [],
+      { ...deps.dispatcherEnv, HEALTH_PORT: String(port) },
+      profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+    ),
   );
-  // Its log (warnings only, LOG_LEVEL=warn) is shown, and read: a full pipe would stall it.
-  dispatcher.stdout?.pipe(process.stdout);
-  const exited = new Promise((resolve) => dispatcher.on("exit", resolve));
+  // Their log (warnings only, LOG_LEVEL=warn) is shown, and read: a full pipe would stall them.
+  for (const d of dispatchers) d.stdout?.pipe(process.stdout);
+  const exited = dispatchers.map((d) => new Promise((resolve) => d.on("exit", resolve)));
+  const processes = deps.replicas === 1 ? "the dispatcher" : `${deps.replicas} dispatcher processes`;
   let window: ProfileWindow | undefined;
   const stopAll = async () => {
     receiver.child.kill("SIGTERM");
-    dispatcher.kill("SIGTERM");
-    const killer = setTimeout(() => dispatcher.kill("SIGKILL"), 30_000);
-    await exited;
+    for (const d of dispatchers) d.kill("SIGTERM");
+    const killer = setTimeout(() => {
+      for (const d of dispatchers) d.kill("SIGKILL");
+    }, 30_000);
+    await Promise.all(exited);
     clearTimeout(killer);
     if (!profileDir) return;
     const summary = summariseProfileDir(profileDir, window);
     if (summary)
-      console.log(
-        `webhook-dispatcher's CPU profile while the deliveries flowed:\n${formatProfile(summary, 25)}`,
-      );
+      console.log(`${processes}'s CPU profile while the deliveries flowed:\n${formatProfile(summary, 25)}`);
     // BENCH_PROFILE_KEEP=1 leaves the .cpuprofile for a closer look (Chrome DevTools opens it).
     if (process.env.BENCH_PROFILE_KEEP === "1") console.log(`profile kept in ${profileDir}`);
     else rmSync(profileDir, { recursive: true, force: true });
@@ -175,6 +233,8 @@ async function fromOutside(deps: OutsideDeps) {
       });
     }
     if (!cfg) throw new Error("the webhook-dispatcher process did not answer within 60 s");
+    // Every replica consuming before the events go out, or the first would take them all.
+    await Promise.all(healthPorts.map(untilReady));
     const control = (path: string, body?: string) =>
       fetch(new URL(path, receiver.url), { method: body === undefined ? "GET" : "POST", body });
     await control("/_secret", cfg.webhookSecret);
@@ -186,22 +246,12 @@ async function fromOutside(deps: OutsideDeps) {
         p99Ms: number;
       };
 
-    const floorMeter = cpuMeter({ receiver: receiver.child.pid }, "bench");
-    const floor = await runJson<{ perSecond: number; failed: number; cpuMsPerPost: number }>(
-      "bench/support/post-floor-main.ts",
-      { url: receiver.url, secret: cfg.webhookSecret, count: N, concurrency: ENDPOINT_CONCURRENCY },
-      60,
-    );
-    const floorReceiver = floorMeter.stop().processes.find((p) => p.name === "receiver")?.percent ?? 0;
-    console.log(
-      `floor: ${N} signed POSTs from a bare client process, ${ENDPOINT_CONCURRENCY} at once: ${floor.perSecond.toFixed(0)}/s, ` +
-        `client CPU ${floor.cpuMsPerPost.toFixed(3)} ms/POST, receiver CPU ${((floorReceiver * 10) / floor.perSecond).toFixed(3)} ms/POST, ${floor.failed} failed`,
-    );
+    const floor = deps.floor ? await postFloor(receiver, cfg.webhookSecret, ENDPOINT_CONCURRENCY) : undefined;
     await control("/_reset", "");
 
     const meter = cpuMeter(
       {
-        "webhook-dispatcher": dispatcher.pid,
+        "webhook-dispatcher": () => dispatchers.flatMap((d) => (d.pid === undefined ? [] : [d.pid])),
         receiver: receiver.child.pid,
         "nats-server": descendantsMatching(/nats-server/),
         database: descendantsMatching(/ferretdb|postgres/),
@@ -224,37 +274,46 @@ async function fromOutside(deps: OutsideDeps) {
     const dispatcherShare = shares.processes.find((p) => p.name === "webhook-dispatcher")?.percent ?? 0;
     const timedOut = now.received < N;
     console.log(
-      `from outside: ${now.received}/${N} signed deliveries in ${(seconds * 1000).toFixed(0)} ms → ${rate.toFixed(0)}/s, ` +
+      `from outside, ${processes}: ${now.received}/${N} signed deliveries in ${(seconds * 1000).toFixed(0)} ms → ${rate.toFixed(0)}/s, ` +
         `p50 ${now.p50Ms} ms, p99 ${now.p99Ms} ms, ${now.rejected} rejected${timedOut ? " — TIMED OUT" : ""}; ${formatCpu(shares)}`,
     );
+    if (floor) {
+      report({
+        key: "webhook-post-floor",
+        label: `signed POSTs from a bare client process to the same receiver, ${ENDPOINT_CONCURRENCY} at once`,
+        value: floor.perSecond,
+        unit: "POSTs/s",
+      });
+      report({
+        key: "webhook-post-floor-cpu",
+        label: "CPU per signed POST, bare client process",
+        value: floor.cpuMsPerPost,
+        unit: "ms/POST",
+      });
+    }
+    const replicasKey = deps.replicas === 1 ? "" : `-${deps.replicas}-replicas`;
     report({
-      key: "webhook-post-floor",
-      label: `signed POSTs from a bare client process to the same receiver, ${ENDPOINT_CONCURRENCY} at once`,
-      value: floor.perSecond,
-      unit: "POSTs/s",
-    });
-    report({
-      key: "webhook-deliveries-external",
-      label: "webhook deliveries, dispatcher and receiver processes of their own (event → signed POST)",
+      key: `webhook-deliveries-external${replicasKey}`,
+      label:
+        deps.replicas === 1
+          ? "webhook deliveries, dispatcher and receiver processes of their own (event → signed POST)"
+          : `webhook deliveries, ${deps.replicas} dispatcher processes sharing them, receiver a process of its own`,
       value: rate,
       unit: "deliveries/s",
       p50Ms: now.p50Ms,
       p99Ms: now.p99Ms,
     });
     report({
-      key: "webhook-dispatcher-cpu-per-delivery",
-      label: "CPU per webhook delivery, webhook-dispatcher process",
+      key: `webhook-dispatcher-cpu-per-delivery${replicasKey}`,
+      label:
+        deps.replicas === 1
+          ? "CPU per webhook delivery, webhook-dispatcher process"
+          : `CPU per webhook delivery, ${deps.replicas} webhook-dispatcher processes together`,
       value: (dispatcherShare * 10) / Math.max(1, rate),
       unit: "ms/delivery",
     });
-    report({
-      key: "webhook-post-floor-cpu",
-      label: "CPU per signed POST, bare client process",
-      value: floor.cpuMsPerPost,
-      unit: "ms/POST",
-    });
     // A floor POST or a delivery the receiver refused makes the figures meaningless: the run fails.
-    return { timedOut, failed: floor.failed + now.rejected > 0 };
+    return { timedOut, failed: (floor?.failed ?? 0) + now.rejected > 0 };
   } finally {
     await stopAll();
   }
@@ -393,7 +452,11 @@ async function main() {
     console.log(`UNSIGNED or badly signed requests: ${fast.unsigned() + slow.unsigned()}`);
 
   await dispatcher.stop();
-  const outside = await fromOutside({ publish: emit, apiKeyId, nc, dispatcherEnv });
+  const outside = await fromOutside({ publish: emit, apiKeyId, nc, dispatcherEnv, replicas: 1, floor: true });
+  const replicated =
+    REPLICAS > 1
+      ? await fromOutside({ publish: emit, apiKeyId, nc, dispatcherEnv, replicas: REPLICAS, floor: false })
+      : { timedOut: false, failed: false };
 
   console.log(`RESULT webhook deliveries/s: ${alone.rate.toFixed(1)}`);
   report({
@@ -431,7 +494,9 @@ async function main() {
   slow.close();
   await infra.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  process.exit(alone.timedOut || beside.timedOut || outside.timedOut || outside.failed ? 1 : 0);
+  const failed =
+    [alone, beside, outside, replicated].some((r) => r.timedOut) || outside.failed || replicated.failed;
+  process.exit(failed ? 1 : 0);
 }
 
 main().catch((err: unknown) => {

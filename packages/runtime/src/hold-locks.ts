@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { LeaseBucketContract } from "@ramp/contracts";
+import { sha256Hex } from "./digest.ts";
 import { retryJetStreamSetup } from "./jetstream-setup.ts";
 import type { Logger } from "./logger.ts";
 
@@ -23,7 +23,7 @@ export interface HoldLocks {
 }
 
 /** Seen by the server as a key: KV keys allow few characters, and an idempotency key may hold any. */
-const hashedKey = (lock: string) => createHash("sha256").update(lock).digest("hex").slice(0, 40);
+const hashedKey = (lock: string) => sha256Hex(lock).slice(0, 40);
 
 /** A KV create or update refused because the entry is not at the revision it named: another writer won. */
 export const isWrongRevision = (err: unknown): boolean =>

@@ -3,6 +3,7 @@ export * from "./change-feed.ts";
 export * from "./claims.ts";
 export * from "./config.ts";
 export * from "./deep-freeze.ts";
+export * from "./digest.ts";
 export { type Ed25519, ed25519 } from "./ed25519.ts";
 export * from "./exact-cache.ts";
 export * from "./grouped-commands.ts";

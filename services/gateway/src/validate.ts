@@ -6,22 +6,38 @@ import type { GatewayEnv } from "./env.ts";
 
 const fail = (issues: readonly z.core.$ZodIssue[]) => new AppError("VALIDATION", formatIssues(issues));
 
+/** A name seen again becomes an array of its values, in order. */
+function addParam(query: Record<string, string | string[]>, name: string, value: string) {
+  const had = query[name];
+  query[name] = had === undefined ? value : typeof had === "string" ? [had, value] : [...had, value];
+}
+
 /**
  * A request's query as validators see it: each name once as a string, a repeated one as an array of
- * them. Parsed with URLSearchParams (`+` is a space), a tenth of Hono's own query parsing's cost.
+ * them, decoded as URLSearchParams decodes a form (`+` is a space). A query with nothing to decode
+ * (no `%`, no `+`), such as every rate read's, is split by hand: the same answer at half the cost.
+ * The object has no prototype, so a name such as `__proto__` is a plain key like any other.
  */
 export function queryOf(url: string): Record<string, string | string[]> {
   const at = url.indexOf("?");
   if (at < 0) return {};
   const end = url.indexOf("#", at);
-  // A Map, then own properties: a name such as `__proto__` is a plain key, never the object's prototype.
-  const query = new Map<string, string | string[]>();
-  for (const [name, value] of new URLSearchParams(url.slice(at + 1, end < 0 ? undefined : end))) {
-    const had = query.get(name);
-    query.set(name, had === undefined ? value : [...[had].flat(), value]);
+  const search = url.slice(at + 1, end < 0 ? undefined : end);
+  const query: Record<string, string | string[]> = Object.create(null);
+  if (NOTHING_TO_DECODE.test(search)) {
+    for (const pair of search.split("&")) {
+      if (pair === "") continue;
+      const eq = pair.indexOf("=");
+      if (eq < 0) addParam(query, pair, "");
+      else addParam(query, pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    return query;
   }
-  return Object.fromEntries(query);
+  for (const [name, value] of new URLSearchParams(search)) addParam(query, name, value);
+  return query;
 }
+
+const NOTHING_TO_DECODE = /^[^%+]*$/;
 
 /**
  * zod at the edge for query and path parameters, with the one 400 shape every other validation uses

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { ConsoleDeliveryPage, DeliveryAttemptDto } from "@ramp/contracts";
 import {
   createTimeList,
@@ -10,6 +9,7 @@ import {
   type Logger,
   pageById,
   type Stoppable,
+  sha256Hex,
 } from "@ramp/runtime";
 import type { Db, Filter, ObjectId, WithId } from "mongodb";
 
@@ -27,7 +27,7 @@ export interface AttemptDoc extends Omit<DeliveryAttemptDto, "id" | "createdAt">
 }
 
 /** Derived from the event, so a redelivered or re-published event maps onto the same delivery. */
-export const deliveryIdOf = (key: string) => createHash("sha256").update(key).digest("hex").slice(0, 24);
+export const deliveryIdOf = (key: string) => sha256Hex(key).slice(0, 24);
 
 export interface DeliveriesStore {
   ensureIndexes(): Promise<void>;

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import {
   type ChangeFeeds,
@@ -15,6 +14,7 @@ import {
   type OutboxEntry,
   outboxEntry,
   type Stoppable,
+  sha256Hex,
   startOutboxSweeper,
   type TraceContext,
 } from "@ramp/runtime";
@@ -50,7 +50,7 @@ export interface HealthOptions {
   now?: () => number;
 }
 
-export const endpointKey = (url: string) => createHash("sha256").update(url).digest("hex").slice(0, 32);
+export const endpointKey = (url: string) => sha256Hex(url).slice(0, 32);
 
 /** The dispatcher's hook into each delivery step (deliver.ts): before the attempt and after it. */
 export interface EndpointHealth {

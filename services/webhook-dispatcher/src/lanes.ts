@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { WebhookWork } from "@ramp/contracts";
-import { compareAndSet } from "@ramp/runtime";
+import { compareAndSet, sha256Hex } from "@ramp/runtime";
 
 /**
  * A lane is one (order or payment, URL) pair. Its state, one NATS KV entry, is what keeps a receiver's
@@ -53,8 +52,7 @@ export interface Lanes {
   settle(hold: LaneHold, next: (s: LaneState) => Omit<LaneState, "holder" | "until">): Promise<void>;
 }
 
-export const laneIdOf = (subjectId: string, url: string) =>
-  createHash("sha256").update(`${subjectId}\n${url}`).digest("hex").slice(0, 24);
+export const laneIdOf = (subjectId: string, url: string) => sha256Hex(`${subjectId}\n${url}`).slice(0, 24);
 
 const EMPTY: LaneState = { delivered: -1, holder: null, until: 0, attempts: {} };
 

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { ChangeFeeds, ChangeKind, ConsoleListQuery } from "@ramp/contracts";
 import type { ChangeFeed } from "@ramp/runtime";
-import { hexKey, pageBy, pageById } from "@ramp/runtime";
+import { hexKey, pageBy, pageById, sha256Hex } from "@ramp/runtime";
 import type { Collection, Db } from "mongodb";
 import { ObjectId, type WithId } from "mongodb";
 
@@ -57,7 +57,7 @@ export interface KeyStore {
   updateBusiness(id: string, change: { suspended?: boolean }): Promise<BusinessDoc | null>;
 }
 
-export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+export const hashKey = sha256Hex;
 
 /** Enough for every live key of a large deployment; past it the oldest entries are read again. */
 const CACHED_KEYS = 100_000;

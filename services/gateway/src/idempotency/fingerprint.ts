@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@ramp/runtime";
 import canonicalize from "canonicalize";
 
 /**
@@ -16,7 +16,7 @@ export function canonicalBody(text: string): string {
   }
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const sha256 = sha256Hex;
 
 /** What makes two requests "the same": method, path with its query, canonical body. */
 export const requestFingerprint = (method: string, pathAndQuery: string, bodyText: string): string =>

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "@ramp/runtime";
 import type { Collection, Db } from "mongodb";
 import { dropExpired, expiringIndex } from "./expiring.ts";
 
@@ -37,7 +38,7 @@ export interface SessionTimes {
 
 export const ABSOLUTE_SESSION_SECONDS = 12 * 3600;
 
-const hashId = (id: string) => createHash("sha256").update(id).digest("hex");
+const hashId = sha256Hex;
 
 /** The idle clock is written at most this often, so a busy console does not write on every request. */
 const TOUCH_EVERY_MS = 10_000;
