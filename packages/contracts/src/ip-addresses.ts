@@ -40,6 +40,23 @@ function embeddedIPv4(ip: IPv6): IPv4 | undefined {
  * Teredo are refused outright: what they reach cannot be told from the address alone.
  */
 export function isPublicAddress(address: string): boolean {
+  let verdict = verdicts.get(address);
+  if (verdict === undefined) {
+    if (verdicts.size >= REMEMBERED_VERDICTS) verdicts.clear();
+    verdict = publicAddress(address);
+    verdicts.set(address, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * The verdict depends on the address alone, and a dispatcher asks it of the same few receivers' addresses
+ * on every delivery (parsing one was about 1 % of its CPU): the answers are kept, a bounded number.
+ */
+const verdicts = new Map<string, boolean>();
+const REMEMBERED_VERDICTS = 4096;
+
+function publicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "");
   if (!ipaddr.isValid(bare)) return false;
   // ipaddr also accepts legacy IPv4 spellings (0x7f.1, 017700000001); only the four-part decimal

@@ -6,24 +6,31 @@ import type { GatewayEnv } from "./env.ts";
 
 const fail = (issues: readonly z.core.$ZodIssue[]) => new AppError("VALIDATION", formatIssues(issues));
 
-/** A name seen again becomes an array of its values, in order. */
+/**
+ * A name seen again becomes an array of its values, in order. A name such as `constructor` or
+ * `__proto__` is an own key like any other: never read from, nor written to, the object's prototype.
+ */
 function addParam(query: Record<string, string | string[]>, name: string, value: string) {
-  const had = query[name];
-  query[name] = had === undefined ? value : typeof had === "string" ? [had, value] : [...had, value];
+  const had = Object.hasOwn(query, name) ? query[name] : undefined;
+  const next = had === undefined ? value : typeof had === "string" ? [had, value] : [...had, value];
+  if (name === "__proto__")
+    Object.defineProperty(query, name, { value: next, enumerable: true, writable: true, configurable: true });
+  else query[name] = next;
 }
 
 /**
  * A request's query as validators see it: each name once as a string, a repeated one as an array of
  * them, decoded as URLSearchParams decodes a form (`+` is a space). A query with nothing to decode
  * (no `%`, no `+`), such as every rate read's, is split by hand: the same answer at half the cost.
- * The object has no prototype, so a name such as `__proto__` is a plain key like any other.
+ * A plain object, not one without a prototype: zod validates those on a slower path, and V8 keeps them
+ * as dictionaries (together 1.6 against 0.6 µs per rate query, schema included).
  */
 export function queryOf(url: string): Record<string, string | string[]> {
   const at = url.indexOf("?");
   if (at < 0) return {};
   const end = url.indexOf("#", at);
   const search = url.slice(at + 1, end < 0 ? undefined : end);
-  const query: Record<string, string | string[]> = Object.create(null);
+  const query: Record<string, string | string[]> = {};
   if (NOTHING_TO_DECODE.test(search)) {
     for (const pair of search.split("&")) {
       if (pair === "") continue;
