@@ -43,11 +43,11 @@ const RUN_DEFAULTS: Record<string, Record<string, string>> = {
   "database-floor.ts": { BENCH_DB_OPS: "200" },
   "external.ts": {
     BENCH_DURATION_S: "6",
-    BENCH_ORDER_WARMUP_S: "6",
+    BENCH_ORDER_WARMUP_S: "4",
     BENCH_ORDER_DURATION_S: "8",
-    BENCH_CURVE_STEP_S: "3",
+    BENCH_CURVE_STEP_S: "2",
   },
-  "order-creation.ts": { BENCH_DURATION_S: "3", BENCH_ORDERS_COUNTED: "30" },
+  "order-creation.ts": { BENCH_DURATION_S: "3", BENCH_ORDERS_COUNTED: "20" },
   "webhook-dispatch.ts": { BENCH_EVENTS: "1000", BENCH_SLOW_EVENTS: "32" },
   "deposit-webhook.ts": { BENCH_DURATION_S: "2" },
 };
