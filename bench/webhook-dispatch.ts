@@ -29,7 +29,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contracts";
-import { peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
+import { freePort, peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
 import { bindSigning, callRpc, ensureStreams, messageSigningFor, natsIdentity, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
 import { descendantsMatching, runJson, spawnTs, startListening } from "./support/child.ts";
@@ -135,15 +135,6 @@ interface OutsideDeps {
   floor: boolean;
 }
 
-/** A port nothing listens on now, for a dispatcher's health server. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Until the process answers 200 on its readiness probe: connected and consuming. */
 async function untilReady(port: number) {
   for (const until = Date.now() + 60_000; Date.now() < until; ) {
@@ -166,7 +157,7 @@ async function postFloor(
   const floorMeter = cpuMeter({ receiver: receiver.child.pid }, "bench");
   const floor = await runJson<{ perSecond: number; failed: number; cpuMsPerPost: number }>(
     "bench/support/post-floor-main.ts",
-    { url: receiver.url, secret: secret, count: N, concurrency: concurrency },
+    { url: receiver.url, secret, count: N, concurrency },
     60,
   );
   const floorReceiver = floorMeter.stop().processes.find((p) => p.name === "receiver")?.percent ?? 0;
@@ -190,7 +181,8 @@ async function fromOutside(deps: OutsideDeps) {
   // BENCH_PROFILE=webhook-dispatcher: under V8's CPU profiler, the self time of its processes together
   // printed for the deliveries.
   const profileDir = PROFILED ? mkdtempSync(join(tmpdir(), "ramp-prof-")) : undefined;
-  const healthPorts = await Promise.all(Array.from({ length: deps.replicas }, freePort));
+  const healthPorts: number[] = [];
+  while (healthPorts.length < deps.replicas) healthPorts.push(await freePort());
   const dispatchers = healthPorts.map((port) =>
     spawnTs(
       "services/webhook-dispatcher/src/main.ts",

@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { badRequest } from "@ramp/contracts";
-import { isDuplicateKey } from "@ramp/runtime";
+import { isDuplicateKey, sha256Hex } from "@ramp/runtime";
 import { type Db, ObjectId } from "mongodb";
 import type { IdentityProvider } from "./identity-provider.ts";
 
@@ -17,7 +16,7 @@ export const BVN_NOT_VERIFIED = "BVN could not be verified";
 /** A known BVN maps to its KYC record; a new one is verified and registered. */
 export function createKyc(deps: { db: Db; provider: IdentityProvider; pepper: string }) {
   const col = deps.db.collection<KycDoc>("kyc_records");
-  const key = (bvn: string) => createHash("sha256").update(`${deps.pepper}:${bvn}`).digest("hex");
+  const key = (bvn: string) => sha256Hex(`${deps.pepper}:${bvn}`);
   return {
     async verify(businessId: string, bvn: string): Promise<{ userId: string; fullName: string }> {
       const id = key(bvn);

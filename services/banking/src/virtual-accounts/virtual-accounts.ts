@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { AppError, type Currency, Events, notFound, type VirtualAccount } from "@ramp/contracts";
 import {
@@ -8,6 +7,7 @@ import {
   type Logger,
   type OutboxEntry,
   outboxEntry,
+  sha256Hex,
   type TraceContext,
 } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
@@ -179,7 +179,7 @@ export function createVirtualAccounts(deps: {
       const account = await accounts.findOne({ _id: ref });
       if (!account) throw notFound("Virtual account not found");
       const reference = idempotencyKey
-        ? `SBX-IN-${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 24).toUpperCase()}`
+        ? `SBX-IN-${sha256Hex(idempotencyKey).slice(0, 24).toUpperCase()}`
         : `SBX-IN-${Date.now().toString(36).toUpperCase()}-${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
       await this.receive(
         {

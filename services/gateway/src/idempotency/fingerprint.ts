@@ -16,15 +16,14 @@ export function canonicalBody(text: string): string {
   }
 }
 
-const sha256 = sha256Hex;
-
 /** What makes two requests "the same": method, path with its query, canonical body. */
 export const requestFingerprint = (method: string, pathAndQuery: string, bodyText: string): string =>
-  sha256(`${method.toUpperCase()}\n${pathAndQuery}\n${canonicalBody(bodyText)}`);
+  sha256Hex(`${method.toUpperCase()}\n${pathAndQuery}\n${canonicalBody(bodyText)}`);
 
 /**
  * The key handed to the services that own an effect (orders, and through it the rail and the watcher).
  * Bound to the request, not only to the client's key: a key reused for a different request after its
  * record expired must create something new, never be answered with the old order.
  */
-export const downstreamKey = (key: string, fingerprint: string): string => sha256(`${key}\n${fingerprint}`);
+export const downstreamKey = (key: string, fingerprint: string): string =>
+  sha256Hex(`${key}\n${fingerprint}`);

@@ -38,8 +38,6 @@ export interface SessionTimes {
 
 export const ABSOLUTE_SESSION_SECONDS = 12 * 3600;
 
-const hashId = sha256Hex;
-
 /** The idle clock is written at most this often, so a busy console does not write on every request. */
 const TOUCH_EVERY_MS = 10_000;
 
@@ -59,7 +57,7 @@ export function createSessionStore(db: Db, times: SessionTimes): SessionStore {
       const now = times.now();
       await dropExpired(sessions, now);
       await sessions.insertOne({
-        _id: hashId(id),
+        _id: sha256Hex(id),
         personId,
         csrfToken,
         createdAt: new Date(now),
@@ -70,7 +68,7 @@ export function createSessionStore(db: Db, times: SessionTimes): SessionStore {
     },
 
     async resolve(id) {
-      const _id = hashId(id);
+      const _id = sha256Hex(id);
       const doc = await sessions.findOne({ _id });
       if (!doc) return null;
       const now = times.now();
@@ -89,7 +87,7 @@ export function createSessionStore(db: Db, times: SessionTimes): SessionStore {
     },
 
     async end(id) {
-      await sessions.deleteOne({ _id: hashId(id) });
+      await sessions.deleteOne({ _id: sha256Hex(id) });
     },
 
     async endAllOf(personId) {
