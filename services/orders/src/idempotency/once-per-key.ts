@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@ramp/runtime";
 import { type Collection, type Document, type Filter, ObjectId } from "mongodb";
 
 /** What a created order or payment remembers of the request's Idempotency-Key, scoped to the business. */
@@ -16,8 +16,10 @@ export const scopedKey = (businessId: string, key: string | undefined): string |
  * whole collection for any other) — and a racing retry collides on it. A retry after a crash also asks
  * banking and chain-watcher for the same ref again, and gets the account or address it was given.
  */
-export const idForKey = (key: string | undefined): ObjectId =>
-  key ? new ObjectId(createHash("sha256").update(key).digest().subarray(0, 12)) : new ObjectId();
+export const idForKey = (key: string | undefined): ObjectId => (key ? derivedId(key) : new ObjectId());
+
+/** An ObjectId that is a function of `text` (the first 12 bytes of its SHA-256): the same text, the same id. */
+export const derivedId = (text: string): ObjectId => new ObjectId(sha256Hex(text).slice(0, 24));
 
 /**
  * One document per (business, key), whichever of two racing creations inserts first. Unique and

@@ -1,16 +1,14 @@
-import { createHash } from "node:crypto";
 import { AppError, type DepositObserved, Rpc } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
-import { ObjectId } from "mongodb";
+import type { ObjectId } from "mongodb";
+import { derivedId } from "../idempotency/once-per-key.ts";
 import { baseDoc } from "../orders/new-order.ts";
 import type { OrderDoc } from "../orders/order-doc.ts";
 import { priceLanded, quoteOfframp } from "../pricing/quotes.ts";
 import type { LifecycleDeps } from "./deps.ts";
 
 /** One deposit, one order: the id is derived from the deposit so a redelivery finds the same order. */
-export function orderIdForDeposit(fundsId: string): ObjectId {
-  return new ObjectId(createHash("sha256").update(fundsId).digest().subarray(0, 12).toString("hex"));
-}
+export const orderIdForDeposit = (fundsId: string): ObjectId => derivedId(fundsId);
 
 /**
  * The settlement stablecoin landing on a registered bank account's address is paid out to
