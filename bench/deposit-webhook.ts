@@ -40,7 +40,7 @@ import { ensureNatsServer, startLocalDatabase, startNats, TOOLS_DIR } from "@ram
 import { verifyWebhook } from "@ramp/sdk";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
-import { cpuMeter, formatCpu, processTree } from "./support/process-cpu.ts";
+import { cpuMeter, formatCpu, processTree, syscallMeter } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
@@ -256,6 +256,7 @@ async function main() {
     };
     const answers: Promise<void>[] = [];
     const meter = cpuMeter(watched, "bench (generator + receiver)");
+    const calls = syscallMeter(watched);
     const firing = performance.now();
     await paced(orders.length, rate, (i) => {
       const id = orders[i] as string;
@@ -311,6 +312,7 @@ async function main() {
         `p50 ${(p50 / floor.p50Ms).toFixed(0)}× the floor's`,
     );
     console.log(`  while they flowed, ${formatCpu(cpu)}`);
+    console.log(`  system calls per deposit, writes/reads: ${calls.stop(acceptedIn.length)}`);
     return { p50, p99, missing, refused, shed, answeredPerS: acceptedIn.length / seconds };
   }
 

@@ -27,7 +27,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DATA_DIR, REPO_ROOT } from "@ramp/devinfra";
+import type { ServiceName } from "@ramp/contracts";
+import { DATA_DIR, REPO_ROOT, serviceBundle } from "@ramp/devinfra";
 import { startListening } from "./support/child.ts";
 import { formatProfile, monotonicUs, summariseProfiles } from "./support/cpu-profile.ts";
 import { equivalentWorkUs, FLOOR_WORK_STEPS_US, measureHonoFloor } from "./support/floor-curve.ts";
@@ -39,6 +40,7 @@ import {
   formatCpu,
   msPerOperation,
   processTree,
+  syscallMeter,
   syscalls,
   syscallsPer,
 } from "./support/process-cpu.ts";
@@ -140,7 +142,7 @@ const stack = await startStack({
     ...(profileDir
       ? {
           NODE_OPTIONS: `--import ${join(REPO_ROOT, "bench", "support", "cpu-prof-preload.mjs")}`,
-          BENCH_PROFILE_MATCH: `services/${PROFILE}/src/main.ts`,
+          BENCH_PROFILE_MATCH: serviceBundle(PROFILE as ServiceName),
           BENCH_PROFILE_DIR: profileDir,
         }
       : {}),
@@ -263,7 +265,7 @@ try {
   }
   const orderWindow = { fromUs: monotonicUs(), toUs: 0 };
   const orderCpu = cpuMeter(metered, "bench");
-  const orderCalls = Object.entries(pids).map(([name, pid]) => ({ name, pid, before: syscalls(pid) }));
+  const orderCalls = syscallMeter(metered);
   const o = await httpLoad({ ...offramp, concurrency: ORDER_CONCURRENCY, durationS: ORDER_DURATION_S });
   const orderShares = orderCpu.stop();
   orderWindow.toUs = monotonicUs();
@@ -271,15 +273,8 @@ try {
   console.log(
     `POST /pub/v2/offramp (${o.generator}, ${ORDER_CONCURRENCY} connections, ${ORDER_DURATION_S} s): ${o.requestsPerSecond.toFixed(1)} orders/s, p50 ${o.p50Ms.toFixed(1)} ms, p99 ${o.p99Ms.toFixed(1)} ms, ${o.errors} errors; ${formatCpu(orderShares)}`,
   );
-  // Every message between processes is a write on one side and a read on the other: per order, per process.
   const orderCount = o.requestsPerSecond * ORDER_DURATION_S;
-  const callsPerOrder = orderCalls.flatMap(({ name, pid, before }) => {
-    const after = syscalls(pid);
-    if (!before || !after || orderCount <= 0) return [];
-    const per = (n: number) => (n / orderCount).toFixed(1);
-    return [`${name} ${per(after.writes - before.writes)}/${per(after.reads - before.reads)}`];
-  });
-  console.log(`  system calls per order, writes/reads: ${callsPerOrder.join(", ")}`);
+  console.log(`  system calls per order, writes/reads: ${orderCalls.stop(orderCount)}`);
   report({
     key: "offramps-external",
     label: `POST /pub/v2/offramp, npm start processes (${o.generator}, c=${ORDER_CONCURRENCY}, ${ORDER_DURATION_S} s)`,

@@ -72,7 +72,7 @@ describe("npm start", () => {
     });
     expect(signIn.status).toBe(200);
 
-    const pricing = r.livePid("services/pricing/src/main.ts")!;
+    const pricing = r.livePid("services/pricing/dist/main.mjs")!;
     process.kill(pricing, "SIGKILL");
     await eventually(() =>
       /pricing exited \(signal SIGKILL\); restart 1\//.test(r.stderr()) ? true : undefined,
@@ -86,7 +86,7 @@ describe("npm start", () => {
         .filter((l) => l.includes('"service":"pricing"') && l.includes('"msg":"service started"')).length;
     await eventually(() => (pricingStarts() >= 2 ? true : undefined), 60_000, 250);
     expect((await rate()).status).toBe(200);
-    expect(r.livePid("services/pricing/src/main.ts")).not.toBe(pricing);
+    expect(r.livePid("services/pricing/dist/main.mjs")).not.toBe(pricing);
 
     r.child.kill("SIGINT");
     expect(await r.exited).toBe(0);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Commands } from "@ramp/contracts";
-import { freePort } from "@ramp/devinfra";
+import { freePort, serviceNodeArgs } from "@ramp/devinfra";
 import { ensureStreams, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type ManagedProcess, managedProcess } from "./support/service-process.ts";
@@ -32,7 +32,7 @@ beforeAll(async () => {
   banking = managedProcess({
     name: "banking",
     command: process.execPath,
-    args: ["--import", "tsx", join("services", "banking", "src", "main.ts")],
+    args: serviceNodeArgs("banking"),
     cwd: resolve(import.meta.dirname, ".."),
     env: () => ({
       ...inherited,

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   DATA_DIR,
   ensureConsoleBuilt,
+  ensureServiceBundles,
   hasKeptData,
   type Infra,
   peerKeysFromSeeds,
@@ -111,12 +112,16 @@ try {
   }
   // A fresh clone has no build of the web console yet; Vite's progress shows while it builds (once).
   ensureConsoleBuilt();
+  // Each service's bundle (built again only when a source changed) while the infrastructure starts.
+  const bundling = ensureServiceBundles();
+  bundling.catch(() => undefined);
   infraStarting = startInfra({ dataDir, detached: true, keep: true });
   const infra = await infraStarting;
   say(`infra (${infra.source}): ${infra.natsUrl} ${infra.mongoUrl}`);
   if (shuttingDown) await shuttingDown;
   const plan = planProcesses(opts, { ...infra, natsPeerKeys: peerKeysFromSeeds(infra.natsSeeds) });
   const specs = prepareServices(plan, process.env);
+  await bundling;
   supervisor = startSupervisor(specs, REPO_ROOT);
   void supervisor.fatal.then((reason) => shutdown(1, reason));
 

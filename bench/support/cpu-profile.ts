@@ -2,13 +2,22 @@
  * Reads V8 `.cpuprofile` files (what `node --cpu-prof` writes at exit) and sums self time per function
  * and per package, so a profile says which code a process spends its CPU on without opening DevTools.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber?: number;
+}
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
 }
 
 interface Profile {
@@ -59,13 +68,39 @@ export function packageOf(url: string, functionName: string): string {
   return workspace ? `${workspace[1]}/${workspace[2]}` : url;
 }
 
+const sourceMaps = new Map<string, TraceMap | null>();
+
+/** The source map beside a bundle (`main.mjs.map`), once per bundle; null for files without one. */
+function sourceMapOf(url: string): TraceMap | null {
+  let map = sourceMaps.get(url);
+  if (map === undefined) {
+    const file = url.startsWith("file:") ? `${fileURLToPath(url)}.map` : "";
+    map = file && existsSync(file) ? new TraceMap(readFileSync(file, "utf8"), `${url}.map`) : null;
+    sourceMaps.set(url, map);
+  }
+  return map;
+}
+
+/**
+ * A frame as its source names it: the services run as bundles, where every frame's file is
+ * `dist/main.mjs`; their source maps say which package and file each function came from.
+ */
+function originalFrame(frame: CallFrame): CallFrame {
+  const map = frame.url.endsWith(".mjs") ? sourceMapOf(frame.url) : null;
+  if (!map) return frame;
+  const at = originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber ?? 0 });
+  return at.source === null
+    ? frame
+    : { functionName: frame.functionName, url: at.source, lineNumber: (at.line ?? 1) - 1 };
+}
+
 const shortUrl = (url: string) =>
   url.replace(/^.*\/node_modules\//, "").replace(/^file:\/\/.*?\/(services|packages)\//, "$1/");
 
 /** Self time per function and per package of profiles, counting only samples inside `window`. */
 export function summariseProfiles(profiles: Profile[], window?: ProfileWindow): ProfileSummary {
   // Node ids are per profile: keyed by profile and id so two processes' nodes stay apart.
-  const frames = new Map<string, ProfileNode["callFrame"]>();
+  const frames = new Map<string, CallFrame>();
   const selfMs = new Map<string, number>();
   profiles.forEach((profile, p) => {
     for (const n of profile.nodes) frames.set(`${p}:${n.id}`, n.callFrame);
@@ -83,7 +118,7 @@ export function summariseProfiles(profiles: Profile[], window?: ProfileWindow): 
   let idleMs = 0;
   let busyMs = 0;
   for (const [id, ms] of selfMs) {
-    const frame = frames.get(id) as ProfileNode["callFrame"];
+    const frame = originalFrame(frames.get(id) as CallFrame);
     if (frame.functionName === "(idle)") {
       idleMs += ms;
       continue;

@@ -185,6 +185,43 @@ export function syscallsPer(
   return `system calls per request: ${per(after.reads - before.reads)} reads, ${per(after.writes - before.writes)} writes`;
 }
 
+/**
+ * Starts counting the named processes' read and write system calls (pids as `cpuMeter` takes them);
+ * `stop(operations)` gives them per operation, "name writes/reads" each. Every message between
+ * processes is a write on one side and a read on the other, so this counts a path's messages.
+ */
+export function syscallMeter(pids: Record<string, number | number[] | (() => number[]) | undefined>) {
+  const list = (pid: number | number[] | (() => number[]) | undefined) =>
+    typeof pid === "function" ? pid() : [pid ?? []].flat();
+  const start = new Map<number, { reads: number; writes: number }>();
+  for (const pid of Object.values(pids))
+    for (const one of list(pid)) {
+      const calls = syscalls(one);
+      if (calls) start.set(one, calls);
+    }
+  return {
+    stop(operations: number): string {
+      if (operations <= 0) return "";
+      const per = (n: number) => (n / operations).toFixed(1);
+      return Object.entries(pids)
+        .flatMap(([name, pid]) => {
+          let reads = 0;
+          let writes = 0;
+          let seen = false;
+          for (const one of new Set([...list(pid)])) {
+            const now = syscalls(one);
+            if (!now) continue;
+            seen = true;
+            reads += now.reads - (start.get(one)?.reads ?? 0);
+            writes += now.writes - (start.get(one)?.writes ?? 0);
+          }
+          return seen ? [`${name} ${per(writes)}/${per(reads)}`] : [];
+        })
+        .join(", ");
+    },
+  };
+}
+
 /** A process's CPU per operation in milliseconds, from its share of one core (%) and the operations per second. */
 export const msPerOperation = (percent: number | undefined, perSecond: number): number | undefined =>
   percent === undefined || perSecond <= 0 ? undefined : (percent * 10) / perSecond;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   DATA_DIR,
   ensureNatsServer,
+  ensureServiceBundles,
   markInUse,
   removeStaleRuns,
   startLocalDatabase,
@@ -54,6 +55,8 @@ export async function setup(project: TestProject) {
   }
   project.provide("mongoUrl", mongoUrl);
   project.provide("natsBin", ensureNatsServer(TOOLS_DIR));
+  // Once here, before the test files that start whole stacks find them missing together.
+  await ensureServiceBundles();
 }
 
 export async function teardown() {

@@ -168,7 +168,7 @@ export async function expectNothingLeft(
     expect(commands.some((c) => c.includes("ferretdb") || c.includes("mongod"))).toBe(true);
   }
   for (const service of SERVICES) {
-    expect(commands.some((c) => c.includes(`services/${service}/src/main.ts`))).toBe(servicesStarted);
+    expect(commands.some((c) => c.includes(`services/${service}/dist/main.mjs`))).toBe(servicesStarted);
   }
   const left = () => [...r.seen].filter(([pid]) => isAlive(pid)).map(([pid, cmd]) => `${pid} ${cmd}`);
   // tsx's esbuild helper notices its parent is gone within a moment; nothing may stay longer than that.

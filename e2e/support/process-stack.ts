@@ -4,10 +4,12 @@ import { join, resolve } from "node:path";
 import { type ServiceName, START_ORDER } from "@ramp/contracts";
 import {
   createNatsCredentials,
+  ensureServiceBundles,
   freePort,
   type NatsCluster,
   peerKeysOf,
   type RunningProcess,
+  serviceNodeArgs,
   startNats,
   startNatsCluster,
 } from "@ramp/devinfra";
@@ -42,11 +44,11 @@ export interface ProcessStackOptions {
 }
 
 const REPO_ROOT = resolve(import.meta.dirname, "../..");
-/** What a child needs from the parent's environment to run node and tsx; nothing of the parent's config. */
+/** What a child needs from the parent's environment to run node; nothing of the parent's config. */
 const INHERITED = ["PATH", "HOME", "TMPDIR", "LANG"];
 
 /**
- * The whole system as real child processes (`node --import tsx services/<name>/src/main.ts`), so a
+ * The whole system as real child processes (`node services/<name>/dist/main.mjs`, each service's bundle), so a
  * `kill -9` is a real crash: no finally blocks, no drain, half-written state left behind. NATS is a
  * real nats-server with a JetStream store that survives its own restarts on the same port.
  */
@@ -54,6 +56,7 @@ export async function startProcessStack(opts: ProcessStackOptions) {
   const id = randomBytes(4).toString("hex");
   const runDir = join(opts.dataDir, `fault-${id}`);
   mkdirSync(runDir, { recursive: true });
+  await ensureServiceBundles();
   const natsPort = await freePort();
   // Run as production does: each service with its own nkey and only its own permissions.
   const credentials = createNatsCredentials();
@@ -126,12 +129,7 @@ export async function startProcessStack(opts: ProcessStackOptions) {
         managedProcess({
           name: instance(name, i),
           command: process.execPath,
-          args: [
-            ...(opts.nodeArgs?.[name] ?? []),
-            "--import",
-            "tsx",
-            join("services", name, "src", "main.ts"),
-          ],
+          args: [...(opts.nodeArgs?.[name] ?? []), ...serviceNodeArgs(name)],
           cwd: REPO_ROOT,
           env: () => serviceEnv(name, i),
           logFile: logFile(name, i),

@@ -122,7 +122,11 @@ const RULES: Rule[] = [
       }),
   },
   {
-    match: /^node --import tsx /,
+    match: /^node --import tsx scripts\/build-services\.ts$/,
+    plan: (c) => run(c, true, { note: "builds the bundles that are stale; nothing when they are current" }),
+  },
+  {
+    match: /^node (?:--enable-source-maps )?services\/<name>\/dist\/main\.mjs$/,
     plan: skip(
       "how the launcher runs each service (with the environment it gives it), not a command to type",
     ),

@@ -2,7 +2,7 @@
 // and stop them all with one signal each.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import { serviceNodeArgs } from "@ramp/devinfra";
 import type { ProcessSpec } from "./plan.ts";
 
 /** Restarts of one process before the launcher gives up and brings the stack down. */
@@ -87,20 +87,15 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
     slot.timer = undefined;
     slot.tail = [];
     slot.startedAt = Date.now();
-    // `node --import tsx` rather than the tsx CLI: one process per service, so a signal reaches it once
-    // and it drains. Its own process group keeps the terminal's Ctrl-C from reaching it directly:
+    // `node` on the service's bundle, one process per service, so a signal reaches it once and it drains. Its own process group keeps the terminal's Ctrl-C from reaching it directly:
     // the launcher decides the order (services first, then infrastructure).
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(repoRoot, "services", slot.spec.service, "src", "main.ts")],
-      {
-        cwd: repoRoot,
-        // The whole environment, settled by prepareServices: each child gets only its own settings.
-        env: slot.spec.env,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-      },
-    );
+    const child = spawn(process.execPath, serviceNodeArgs(slot.spec.service), {
+      cwd: repoRoot,
+      // The whole environment, settled by prepareServices: each child gets only its own settings.
+      env: slot.spec.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     slot.child = child;
     const out = lines((line) => {
       if (slot.started || !STARTED.test(line)) return;

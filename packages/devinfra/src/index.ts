@@ -5,5 +5,6 @@ export * from "./nats-auth.ts";
 export * from "./nats-cluster.ts";
 export * from "./postgres.ts";
 export * from "./processes.ts";
+export * from "./service-bundles.ts";
 export * from "./stale-runs.ts";
 export * from "./web-console.ts";

@@ -164,7 +164,12 @@ export function runMain(name: string, start: () => Promise<Stoppable>): void {
         }, STOP_DEADLINE_MS).unref();
         svc.stop().then(
           () => process.exit(0),
-          () => process.exit(1),
+          (err: unknown) => {
+            process.stderr.write(
+              `${name}: stop failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+            );
+            process.exit(1);
+          },
         );
       };
       process.on("SIGTERM", () => shutdown("SIGTERM"));

@@ -1,0 +1,36 @@
+import { spawnSync } from "node:child_process";
+import { statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "./infra.ts";
+import { ensureServiceBundles, serviceBundle, serviceNodeArgs } from "./service-bundles.ts";
+
+const builtAt = () => statSync(serviceBundle("pricing")).mtimeMs;
+
+describe("service bundles", () => {
+  it("builds a service again after one of its sources changed, and only then", async () => {
+    await ensureServiceBundles(["pricing"]);
+    const first = builtAt();
+    await ensureServiceBundles(["pricing"]);
+    expect(builtAt()).toBe(first);
+
+    // An edit, as far as the build can tell: the file's modification time moves on.
+    const source = join(REPO_ROOT, "services", "pricing", "src", "main.ts");
+    const now = new Date();
+    utimesSync(source, now, now);
+    await ensureServiceBundles(["pricing"]);
+    expect(builtAt()).toBeGreaterThan(first);
+  }, 60_000);
+
+  it("runs the service from its bundle: a start without configuration names what is missing", async () => {
+    await ensureServiceBundles(["pricing"]);
+    const r = spawnSync(process.execPath, serviceNodeArgs("pricing"), {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^pricing: failed to start: invalid configuration:\n\s+NATS_URL:/m);
+  }, 60_000);
+});
