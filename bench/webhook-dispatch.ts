@@ -29,10 +29,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Events, Rpc, sampleTransaction, type TransactionDto } from "@ramp/contracts";
-import { freePort, peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
+import { ensureServiceBundles, freePort, peerKeysFromSeeds, startInfra } from "@ramp/devinfra";
 import { bindSigning, callRpc, ensureStreams, messageSigningFor, natsIdentity, publish } from "@ramp/runtime";
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from "@ramp/webhook-dispatcher";
-import { descendantsMatching, runJson, spawnTs, startListening } from "./support/child.ts";
+import { descendantsMatching, runJson, spawnService, startListening } from "./support/child.ts";
 import {
   formatProfile,
   monotonicUs,
@@ -178,15 +178,15 @@ async function fromOutside(deps: OutsideDeps) {
   // As many at once as the dispatcher sends to one endpoint.
   const ENDPOINT_CONCURRENCY = loadWebhookDispatcherConfig(deps.dispatcherEnv).WEBHOOK_ENDPOINT_CONCURRENCY;
   const receiver = await startListening("bench/support/webhook-receiver-main.ts");
+  await ensureServiceBundles(["webhook-dispatcher"]);
   // BENCH_PROFILE=webhook-dispatcher: under V8's CPU profiler, the self time of its processes together
   // printed for the deliveries.
   const profileDir = PROFILED ? mkdtempSync(join(tmpdir(), "ramp-prof-")) : undefined;
   const healthPorts: number[] = [];
   while (healthPorts.length < deps.replicas) healthPorts.push(await freePort());
   const dispatchers = healthPorts.map((port) =>
-    spawnTs(
-      "services/webhook-dispatcher/src/main.ts",
-      [],
+    spawnService(
+      "webhook-dispatcher",
       { ...deps.dispatcherEnv, HEALTH_PORT: String(port) },
       profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     ),

@@ -2,21 +2,28 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "@ramp/devinfra";
+import type { ServiceName } from "@ramp/contracts";
+import { REPO_ROOT, serviceNodeArgs } from "@ramp/devinfra";
 import { processTree } from "./process-cpu.ts";
 
-/** A TypeScript entry point of this repository run under Node, as the launcher runs a service. */
+const spawnNode = (args: string[], env: Record<string, string>) =>
+  spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+
+/** A TypeScript entry point of this repository (a bench's helper) run under Node through tsx. */
 export const spawnTs = (
   path: string,
   args: string[] = [],
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
-) =>
-  spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(REPO_ROOT, path), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+) => spawnNode([...nodeArgs, "--import", "tsx", join(REPO_ROOT, path), ...args], env);
+
+/** A service run from its bundle, as the launcher runs it (`ensureServiceBundles` first). */
+export const spawnService = (name: ServiceName, env: Record<string, string> = {}, nodeArgs: string[] = []) =>
+  spawnNode([...nodeArgs, ...serviceNodeArgs(name)], env);
 
 /** Starts a server script that prints `listening <url>` once it serves; its url and process. */
 export async function startListening(

@@ -104,7 +104,7 @@ export async function startStack(opts: StackOptions): Promise<StartedStack> {
 }
 
 /**
- * The launcher's service processes (`services/<name>/src/main.ts`, children of `launcherPid`) by
+ * The launcher's service processes (`services/<name>/dist/main.mjs`, children of `launcherPid`) by
  * service name, with its nats-server and FerretDB, from Linux's /proc (empty elsewhere): whose CPU
  * the figures cost.
  */
@@ -115,7 +115,7 @@ export function servicePids(launcherPid: number): Record<string, number> {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       const service =
-        /services\/([a-z-]+)\/src\/main\.ts/.exec(cmd)?.[1] ??
+        /services\/([a-z-]+)\/dist\/main\.mjs/.exec(cmd)?.[1] ??
         /\/(nats-server|ferretdb|postgres)\0/.exec(cmd)?.[1];
       if (service) found[service] = pid;
     } catch {
