@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { build, type Plugin } from "esbuild";
 import { REPO_ROOT } from "./infra.ts";
@@ -15,19 +15,32 @@ import { REPO_ROOT } from "./infra.ts";
  */
 export const serviceBundle = (name: ServiceName) => join(REPO_ROOT, "services", name, "dist", "main.mjs");
 
+/** An entry point of this repository and the bundle made from it (`….mjs`, with its map beside it). */
+export interface BundleTarget {
+  entry: string;
+  bundle: string;
+}
+
+const serviceTarget = (name: ServiceName): BundleTarget => ({
+  entry: join(REPO_ROOT, "services", name, "src", "main.ts"),
+  bundle: serviceBundle(name),
+});
+
 /** What a bundle was made from, beside it: the build is redone when any of it changed. */
-const stampFile = (name: ServiceName) => join(REPO_ROOT, "services", name, "dist", "main.inputs.json");
+const stampFile = (bundle: string) => bundle.replace(/\.mjs$/, ".inputs.json");
 
 /** `node`'s arguments that run a service: its bundle, with stack traces mapped back to the TypeScript. */
 export const serviceNodeArgs = (name: ServiceName): string[] => ["--enable-source-maps", serviceBundle(name)];
 
 /**
- * A digest of every input's path, size and modification time, and of the installed dependencies
- * (pnpm rewrites `node_modules/.modules.yaml` on every install): equal digests, same bundle.
+ * A digest of every input's path, size and modification time, of the installed dependencies (pnpm
+ * rewrites `node_modules/.modules.yaml` on every install) and of this file, which holds the build's
+ * rules: equal digests, same bundle.
  */
 function digestOf(inputs: readonly string[]): string | null {
   const hash = createHash("sha256");
-  for (const file of [join(REPO_ROOT, "node_modules", ".modules.yaml"), ...inputs]) {
+  const rules = fileURLToPath(import.meta.url);
+  for (const file of [join(REPO_ROOT, "node_modules", ".modules.yaml"), rules, ...inputs]) {
     try {
       const s = statSync(file);
       hash.update(`${file}\0${s.size}\0${s.mtimeMs}\n`);
@@ -38,10 +51,13 @@ function digestOf(inputs: readonly string[]): string | null {
   return hash.digest("hex");
 }
 
-function isCurrent(name: ServiceName): boolean {
+function isCurrent(target: BundleTarget): boolean {
   try {
-    statSync(serviceBundle(name));
-    const stamp = JSON.parse(readFileSync(stampFile(name), "utf8")) as { inputs: string[]; digest: string };
+    statSync(target.bundle);
+    const stamp = JSON.parse(readFileSync(stampFile(target.bundle), "utf8")) as {
+      inputs: string[];
+      digest: string;
+    };
     return digestOf(stamp.inputs) === stamp.digest;
   } catch {
     return false;
@@ -49,28 +65,41 @@ function isCurrent(name: ServiceName): boolean {
 }
 
 /**
- * In a bundle, `import.meta` is the bundle's: each workspace file gets its own location written in,
- * so paths it builds from it (banking's bank catalogue, the console's build, where sodium-native is
- * resolved from) stay what they are when the file runs from source.
+ * In a bundle, `import.meta` is the bundle's: each file of this repository gets its own location
+ * written in, so paths it builds from it (banking's bank catalogue, the console's build, the repository
+ * root, where sodium-native is resolved from) stay what they are when the file runs from source, and
+ * `import.meta.resolve` of a package name becomes the file it names from there, found at build time.
  */
 const ownLocation: Plugin = {
   name: "own-import-meta",
   setup(b) {
-    b.onLoad({ filter: /\/(services|packages)\/[^/]+\/src\/.+\.ts$/ }, async (args) => ({
-      contents: (await readFile(args.path, "utf8"))
-        .replaceAll("import.meta.dirname", JSON.stringify(dirname(args.path)))
-        .replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href)),
-      loader: "ts",
-    }));
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.includes("/node_modules/")) return undefined;
+      const source = await readFile(args.path, "utf8");
+      const resolved = new Map<string, string>();
+      for (const [, name = ""] of source.matchAll(/\bimport\.meta\.resolve\(\s*"([^"]+)"\s*\)/g)) {
+        const found = await b.resolve(name, { kind: "import-statement", resolveDir: dirname(args.path) });
+        if (found.errors.length > 0) return { errors: found.errors };
+        resolved.set(name, pathToFileURL(found.path).href);
+      }
+      const contents = source
+        .replace(/\bimport\.meta\.resolve\(\s*"([^"]+)"\s*\)/g, (_, name: string) =>
+          JSON.stringify(resolved.get(name)),
+        )
+        .replace(/\bimport\.meta\.(dirname|url)\b/g, (_, field) =>
+          JSON.stringify(field === "url" ? pathToFileURL(args.path).href : dirname(args.path)),
+        );
+      return { contents, loader: "ts" };
+    });
   },
 };
 
 /**
- * Packages that find their native add-on from their own file's location (`__dirname`, which a bundle
- * does not have) stay outside it, required from where they are installed: each loads its add-on, or
- * falls back to JavaScript, exactly as it does when the service runs from source.
+ * Packages that find their native add-on (or esbuild, its binary) from their own file's location
+ * (`__dirname`, which a bundle does not have) stay outside it, required from where they are installed:
+ * each loads its add-on, or falls back to JavaScript, exactly as it does when run from source.
  */
-const NATIVE_LOADERS = /^(bigint-buffer|bufferutil|utf-8-validate)$/;
+const NATIVE_LOADERS = /^(bigint-buffer|bufferutil|utf-8-validate|esbuild)$/;
 
 const nativeLoadersOutside: Plugin = {
   name: "native-loaders-outside",
@@ -88,6 +117,13 @@ const nativeLoadersOutside: Plugin = {
   },
 };
 
+/**
+ * A `require` for bundled CommonJS packages, which call it for Node's own modules and optional native
+ * add-ons. Its `import.meta` is spelled in parts: bundled itself (the benches hold devinfra), this file
+ * must not have it rewritten by `ownLocation`.
+ */
+const REQUIRE_BANNER = `import { createRequire as __rampCreateRequire } from 'node:module'; const require = __rampCreateRequire(${["import", "meta", "url"].join(".")});`;
+
 /** Writes `contents` so that a process reading `file` meanwhile sees the old file or the new one whole. */
 function writeWhole(file: string, contents: Uint8Array | string) {
   mkdirSync(dirname(file), { recursive: true });
@@ -97,20 +133,21 @@ function writeWhole(file: string, contents: Uint8Array | string) {
 }
 
 /**
- * Builds the bundles that are missing or older than their sources (about 4 s for all six on two
- * cores; nothing when they are current). Test files and launchers starting at once may each build:
+ * Builds the bundles that are missing or older than their sources (about 4 s for all six services on
+ * two cores; nothing when they are current). Test files and launchers starting at once may each build:
  * every file is replaced whole, and the builds are the same.
  */
-export async function ensureServiceBundles(names: readonly ServiceName[] = SERVICE_NAMES): Promise<void> {
-  const stale = names.filter((name) => !isCurrent(name));
+export async function ensureBundles(targets: readonly BundleTarget[]): Promise<void> {
+  const stale = targets.filter((target) => !isCurrent(target));
   if (stale.length === 0) return;
   const startedAt = Date.now();
   const result = await build({
     absWorkingDir: REPO_ROOT,
-    entryPoints: Object.fromEntries(
-      stale.map((name) => [join(name, "dist", "main"), join(REPO_ROOT, "services", name, "src", "main.ts")]),
-    ),
-    outdir: join(REPO_ROOT, "services"),
+    entryPoints: stale.map((t) => ({
+      in: t.entry,
+      out: relative(REPO_ROOT, t.bundle).replace(/\.mjs$/, ""),
+    })),
+    outdir: REPO_ROOT,
     outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
@@ -120,21 +157,20 @@ export async function ensureServiceBundles(names: readonly ServiceName[] = SERVI
     metafile: true,
     write: false,
     logLevel: "error",
-    // Bundled CommonJS packages call require() for Node's own modules and optional native add-ons.
-    banner: {
-      js: "import { createRequire as __rampCreateRequire } from 'node:module'; const require = __rampCreateRequire(import.meta.url);",
-    },
+    banner: { js: REQUIRE_BANNER },
     plugins: [ownLocation, nativeLoadersOutside],
   });
   for (const file of result.outputFiles) writeWhole(file.path, file.contents);
-  for (const name of stale) {
-    const output = Object.entries(result.metafile.outputs).find(([out]) =>
-      out.endsWith(`${name}/dist/main.mjs`),
-    );
-    if (!output) throw new Error(`esbuild made no bundle for ${name}`);
-    const inputs = Object.keys(output[1].inputs).map((input) => join(REPO_ROOT, input));
+  for (const target of stale) {
+    const made = result.metafile.outputs[relative(REPO_ROOT, target.bundle)];
+    if (!made) throw new Error(`esbuild made no bundle ${target.bundle}`);
+    const inputs = Object.keys(made.inputs).map((input) => join(REPO_ROOT, input));
     // A source saved while the build read it may not be in the bundle: no stamp, so the next start builds.
     if (inputs.some((input) => statSync(input).mtimeMs >= startedAt)) continue;
-    writeWhole(stampFile(name), JSON.stringify({ inputs, digest: digestOf(inputs) }));
+    writeWhole(stampFile(target.bundle), JSON.stringify({ inputs, digest: digestOf(inputs) }));
   }
 }
+
+/** `ensureBundles` for the services' own bundles (every service unless named). */
+export const ensureServiceBundles = (names: readonly ServiceName[] = SERVICE_NAMES) =>
+  ensureBundles(names.map(serviceTarget));
