@@ -71,6 +71,13 @@ describe("npm start", () => {
       body: JSON.stringify({ email, password }),
     });
     expect(signIn.status).toBe(200);
+    // The API reference's script, which the gateway's bundle serves from the installed npm package.
+    const docs = await (await fetch(`http://127.0.0.1:${r.port}/docs`)).text();
+    const script = /src="(\/docs\/[^"]+\.js)"/.exec(docs)?.[1];
+    expect(script).toBeDefined();
+    const served = await fetch(`http://127.0.0.1:${r.port}${script}`);
+    expect(served.status).toBe(200);
+    expect((await served.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
 
     const pricing = r.livePid("services/pricing/dist/main.mjs")!;
     process.kill(pricing, "SIGKILL");
