@@ -58,7 +58,8 @@ function isCurrent(target: BundleTarget): boolean {
       inputs: string[];
       digest: string;
     };
-    return digestOf(stamp.inputs) === stamp.digest;
+    const digest = digestOf(stamp.inputs);
+    return digest !== null && digest === stamp.digest;
   } catch {
     return false;
   }
@@ -165,9 +166,11 @@ export async function ensureBundles(targets: readonly BundleTarget[]): Promise<v
     const made = result.metafile.outputs[relative(REPO_ROOT, target.bundle)];
     if (!made) throw new Error(`esbuild made no bundle ${target.bundle}`);
     const inputs = Object.keys(made.inputs).map((input) => join(REPO_ROOT, input));
-    // A source saved while the build read it may not be in the bundle: no stamp, so the next start builds.
-    if (inputs.some((input) => statSync(input).mtimeMs >= startedAt)) continue;
-    writeWhole(stampFile(target.bundle), JSON.stringify({ inputs, digest: digestOf(inputs) }));
+    // A source saved while the build read it may not be in the bundle, and an input that cannot be
+    // read cannot be watched: no stamp either way, so the next start builds again.
+    const digest = digestOf(inputs);
+    if (digest === null || inputs.some((input) => statSync(input).mtimeMs >= startedAt)) continue;
+    writeWhole(stampFile(target.bundle), JSON.stringify({ inputs, digest }));
   }
 }
 
