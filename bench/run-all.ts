@@ -55,7 +55,8 @@ const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 
 /**
  * Each script runs as a bundle, as the services do (about 1 s to load instead of several through tsx
- * for the scripts that hold every service in their own process), built before the clock starts.
+ * for the scripts that hold every service in their own process), built first: a build's seconds count
+ * in the run's time.
  */
 const bundleOf = (script: string): BundleTarget => ({
   entry: join(REPO_ROOT, "bench", script),

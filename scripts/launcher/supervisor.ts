@@ -87,8 +87,9 @@ export function startSupervisor(specs: readonly ProcessSpec[], repoRoot: string)
     slot.timer = undefined;
     slot.tail = [];
     slot.startedAt = Date.now();
-    // `node` on the service's bundle, one process per service, so a signal reaches it once and it drains. Its own process group keeps the terminal's Ctrl-C from reaching it directly:
-    // the launcher decides the order (services first, then infrastructure).
+    // `node` on the service's bundle, one process per service, so a signal reaches it once and it
+    // drains. Its own process group keeps the terminal's Ctrl-C from reaching it directly: the
+    // launcher decides the order (services first, then infrastructure).
     const child = spawn(process.execPath, serviceNodeArgs(slot.spec.service), {
       cwd: repoRoot,
       // The whole environment, settled by prepareServices: each child gets only its own settings.
