@@ -90,25 +90,25 @@ export function processTree(root: number): number[] {
   return [...tree];
 }
 
+/** A measured name's processes: one pid, several (summed), or a function asked each time for them. */
+type Pids = number | number[] | (() => number[]) | undefined;
+
+const pidsOf = (pid: Pids): number[] => (typeof pid === "function" ? pid() : [pid ?? []].flat());
+
 /**
  * Starts measuring the named processes and this one, as `self`; `stop()` gives each one's share of a
  * core since then. A name may stand for several pids (summed), or for a function that lists them: it is
  * asked again at the end, and a process born meanwhile (a connection's new database backend) counts in
  * full. A pid that is gone by then is left out.
  */
-export function cpuMeter(
-  pids: Record<string, number | number[] | (() => number[]) | undefined>,
-  self = "this process",
-) {
+export function cpuMeter(pids: Record<string, Pids>, self = "this process") {
   const t0 = performance.now();
   const m0 = machineTicks();
   const own0 = process.cpuUsage();
-  const list = (pid: number | number[] | (() => number[]) | undefined) =>
-    typeof pid === "function" ? pid() : [pid ?? []].flat();
   const start = new Map<string, Map<number, CpuTimes>>();
   for (const [name, pid] of Object.entries(pids)) {
     const each = new Map<number, CpuTimes>();
-    for (const one of list(pid)) {
+    for (const one of pidsOf(pid)) {
       const t = cpuTimes(one);
       if (t !== null) each.set(one, t);
     }
@@ -190,12 +190,10 @@ export function syscallsPer(
  * `stop(operations)` gives them per operation, "name writes/reads" each. Every message between
  * processes is a write on one side and a read on the other, so this counts a path's messages.
  */
-export function syscallMeter(pids: Record<string, number | number[] | (() => number[]) | undefined>) {
-  const list = (pid: number | number[] | (() => number[]) | undefined) =>
-    typeof pid === "function" ? pid() : [pid ?? []].flat();
+export function syscallMeter(pids: Record<string, Pids>) {
   const start = new Map<number, { reads: number; writes: number }>();
   for (const pid of Object.values(pids))
-    for (const one of list(pid)) {
+    for (const one of pidsOf(pid)) {
       const calls = syscalls(one);
       if (calls) start.set(one, calls);
     }
@@ -208,7 +206,7 @@ export function syscallMeter(pids: Record<string, number | number[] | (() => num
           let reads = 0;
           let writes = 0;
           let seen = false;
-          for (const one of new Set([...list(pid)])) {
+          for (const one of pidsOf(pid)) {
             const now = syscalls(one);
             if (!now) continue;
             seen = true;
