@@ -17,6 +17,7 @@ import {
   removeStaleRuns,
   startInfra,
 } from "@ramp/devinfra";
+import { outliveLostOutput } from "@ramp/runtime";
 import { banner, type DataState } from "./launcher/banner.ts";
 import type { ConsoleSignIn } from "./launcher/console-people.ts";
 import { launcherOptions } from "./launcher/options.ts";
@@ -32,6 +33,9 @@ import {
 import { prepareServices } from "./launcher/service-config.ts";
 import { type Supervisor, startSupervisor } from "./launcher/supervisor.ts";
 
+// An unhandled EPIPE on a closed terminal would end the launcher before its stop had stopped the
+// database and NATS, leaving them running with nobody to stop them.
+outliveLostOutput();
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
 const started = Date.now();
 // RAMP_DATA_DIR lets a second launcher (a test) keep its infrastructure apart from a developer's.

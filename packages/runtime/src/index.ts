@@ -13,6 +13,7 @@ export * from "./jetstream.ts";
 export * from "./jetstream-setup.ts";
 export * from "./lease.ts";
 export * from "./logger.ts";
+export * from "./lost-output.ts";
 export * from "./message-signing.ts";
 export * from "./metrics.ts";
 export * from "./mongo.ts";

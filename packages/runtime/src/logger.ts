@@ -24,14 +24,24 @@ const REDACT = [
   "*.authorization",
 ];
 
+/**
+ * Lines are written to standard output as they are logged, not buffered for a worker thread. pino's
+ * buffered default flushes what is left when the process exits, and that flush retries a write that
+ * failed with EPIPE every 100 ms for ever: a service whose log reader went away as it was stopped (a
+ * launcher and its services signalled together, or the launcher killed) could never exit. Written at
+ * once, a broken pipe is seen on the first line after it and logging simply stops.
+ */
 export function createLogger(service: string, level = "info"): Logger {
-  return pino({
-    name: service,
-    level,
-    base: { service },
-    redact: { paths: REDACT, censor: "[redacted]" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  return pino(
+    {
+      name: service,
+      level,
+      base: { service },
+      redact: { paths: REDACT, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import { flushThrough } from "./flush-through.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
 import { createLogger, type Logger, lifecycleLogger } from "./logger.ts";
+import { outliveLostOutput } from "./lost-output.ts";
 import { bindSigning, messageSigningFor } from "./message-signing.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
@@ -150,6 +151,7 @@ export async function bootService<C extends BaseConfig>(
 
 /** The body of every main.ts: boot, then stop gracefully on SIGTERM/SIGINT, exit non-zero on a failed start. */
 export function runMain(name: string, start: () => Promise<Stoppable>): void {
+  outliveLostOutput();
   // Async wrapper: a config error thrown synchronously is reported like any failed start.
   (async () => start())().then(
     (svc) => {
