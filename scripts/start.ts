@@ -17,7 +17,7 @@ import {
   removeStaleRuns,
   startInfra,
 } from "@ramp/devinfra";
-import { outliveLostOutput } from "@ramp/runtime";
+import { onParentGone, outliveLostOutput } from "@ramp/runtime";
 import { banner, type DataState } from "./launcher/banner.ts";
 import type { ConsoleSignIn } from "./launcher/console-people.ts";
 import { launcherOptions } from "./launcher/options.ts";
@@ -65,10 +65,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) {
   process.on(signal, () => void shutdown(0, signal));
 }
 // Whoever started us (bootstrap.mjs, a test, a process manager) is gone: nobody is left to stop us.
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) void shutdown(0, "the process that started npm start has gone");
-}, 500).unref();
+onParentGone(() => void shutdown(0, "the process that started npm start has gone"));
 
 function ownsLock(): boolean {
   return existsSync(LOCK) && readFileSync(LOCK, "utf8").trim() === String(process.pid);

@@ -10,6 +10,8 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+// The one helper, not the whole runtime package: this process stands for a bare server.
+import { onParentGone } from "@ramp/runtime/process-lifetime";
 import { verifyWebhook } from "@ramp/sdk";
 
 let secret = "";
@@ -59,3 +61,5 @@ process.on("SIGTERM", () => {
   server.close();
   process.exit(0);
 });
+// A bench killed mid-run cannot send that SIGTERM.
+onParentGone(() => process.exit(0));

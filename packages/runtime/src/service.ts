@@ -10,11 +10,11 @@ import { flushThrough } from "./flush-through.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
 import { createLogger, type Logger, lifecycleLogger } from "./logger.ts";
-import { outliveLostOutput } from "./lost-output.ts";
 import { bindSigning, messageSigningFor } from "./message-signing.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
 import { coalesceWrites } from "./nats-write-coalescing.ts";
+import { outliveLostOutput } from "./process-lifetime.ts";
 import { trackConnection } from "./reconnect-aware-request.ts";
 import { startTracing } from "./tracing.ts";
 

@@ -8,3 +8,18 @@
 export function outliveLostOutput(): void {
   for (const out of [process.stdout, process.stderr]) out.on("error", () => undefined);
 }
+
+/**
+ * Calls `gone` once the process that started this one has ended (Linux re-parents an orphan, so its
+ * parent id changes). For a process that runs until it is told to stop: when whoever would tell it was
+ * killed, nobody is left to do so.
+ */
+export function onParentGone(gone: () => void, everyMs = 500): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, everyMs);
+  timer.unref();
+}
