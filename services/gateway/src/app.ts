@@ -48,6 +48,7 @@ import { sandboxRoutes } from "./routes/sandbox.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { answerSecrets, webhookRoutes } from "./routes/webhooks.ts";
 import { shedOverload } from "./shed.ts";
+import { SplitRouter } from "./split-router.ts";
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -127,8 +128,11 @@ function requestContext(log: Logger) {
   });
 }
 
+/** `/console`: the console's pages and API, whose routes keep their own router (see SplitRouter). */
+export const CONSOLE_PREFIX = `/${Routes.consoleMe.path.split("/")[1]}`;
+
 export function createApp(deps: AppDeps) {
-  const app = new Hono<GatewayEnv>();
+  const app = new Hono<GatewayEnv>({ router: new SplitRouter(CONSOLE_PREFIX) });
   app.onError(onError);
   app.notFound(notFoundHandler);
   app.use(requestContext(deps.log));
