@@ -44,8 +44,11 @@ interface Hook {
   close(): Promise<void>;
 }
 
-/** A receiver that answers 200, or holds each request open until release() when `hold` is set. */
-async function hook(hold = false): Promise<Hook> {
+/**
+ * A receiver that answers 200, after `delayMs` when given, or holds each request open until release()
+ * when `hold` is set.
+ */
+async function hook(hold = false, delayMs = 0): Promise<Hook> {
   const got = new Map<string, string[]>();
   const held: ServerResponse[] = [];
   let holding = hold;
@@ -74,6 +77,7 @@ async function hook(hold = false): Promise<Hook> {
       h.at.set(body.id, [...(h.at.get(body.id) ?? []), Date.now()]);
       if (h.failNext.delete(body.id)) res.writeHead(500).end("not now");
       else if (holding) held.push(res);
+      else if (delayMs > 0) setTimeout(() => res.writeHead(200).end("ok"), delayMs);
       else res.writeHead(200).end("ok");
     });
   });
@@ -185,6 +189,27 @@ describe("webhook dispatcher under load (real NATS and database)", () => {
     await eventually(async () => (slowIds.every((id) => slow.got.has(id)) ? true : undefined), 30_000);
     for (const id of slowIds) expect(slow.got.get(id)).toEqual(["PROCESSING"]);
   });
+
+  it("a stop hands back at once what waits behind a slow receiver, and the next replica delivers it", async () => {
+    for (const svc of running.splice(0)) await svc.stop();
+    const first = await dispatcher({ WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "2" });
+    const slow = await hook(false, 4_000);
+    hooks.push(slow);
+    const ids = Array.from({ length: 16 }, orderId);
+    for (const id of ids) await emit(ordersNc, id, "PROCESSING", slow.url);
+    // Two attempts under way, the others waiting in this replica's memory or in the work queue: each
+    // pair takes 4 s, so working them all off would take far longer than a stop may.
+    await eventually(async () => (slow.open === 2 ? true : undefined), 15_000);
+    const stopping = Date.now();
+    await running.splice(0)[0]?.stop();
+    // Only the two attempts under way were waited for (a stop that works off the queue takes its whole
+    // 10 s per part).
+    expect(Date.now() - stopping).toBeLessThan(9_000);
+    expect(first.deps.nc.isClosed()).toBe(true);
+    await dispatcher({});
+    await eventually(async () => (ids.every((id) => slow.got.has(id)) ? true : undefined), 60_000);
+    for (const id of ids) expect(slow.got.get(id)).toEqual(["PROCESSING"]);
+  }, 120_000);
 
   it("a first attempt goes straight from its event; a failed one is retried from the queue after its pause", async () => {
     for (const svc of running.splice(0)) await svc.stop();

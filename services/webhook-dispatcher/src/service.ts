@@ -93,15 +93,18 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       log,
       handler: (ev, c) => health.resolved(ev, c.trace),
     });
-    // Stopped in reverse: intake first (no new work), then the scheduler finishes in-flight attempts,
-    // then the delivery log is flushed.
+    // Stopped in reverse. The scheduler before the intake: it takes no more work, hands what waits in
+    // memory back to the work queue (answering the events whose first attempts were waiting, which the
+    // intake's stop waits for) and lets the attempts under way finish. Stopped after the intake, it
+    // would work off its whole queue first: behind a slow receiver, longer than a stop may take. Then
+    // the intake (an event arriving meanwhile is queued as a job), and last the delivery log is flushed.
     return [
       deliveries.startBackfill(log),
       changes,
       attemptLog,
-      scheduler,
       ...handlers,
       ...intake,
+      scheduler,
       resumes,
       health.startSweeper(),
     ];
