@@ -33,4 +33,17 @@ describe("service bundles", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^pricing: failed to start: invalid configuration:\n\s+NATS_URL:/m);
   }, 60_000);
+
+  it("starts chain-watcher without a word about native add-ons it does not use", async () => {
+    await ensureServiceBundles(["chain-watcher"]);
+    const r = spawnSync(process.execPath, serviceNodeArgs("chain-watcher"), {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    // Everything it prints is about its configuration: the first line an operator reads is the one to act on.
+    expect(r.stderr.split("\n")[0]).toBe("chain-watcher: failed to start: invalid configuration:");
+    expect(r.stdout).toBe("");
+  }, 60_000);
 });

@@ -100,7 +100,25 @@ const ownLocation: Plugin = {
  * (`__dirname`, which a bundle does not have) stay outside it, required from where they are installed:
  * each loads its add-on, or falls back to JavaScript, exactly as it does when run from source.
  */
-const NATIVE_LOADERS = /^(bigint-buffer|bufferutil|utf-8-validate|esbuild)$/;
+const NATIVE_LOADERS = /^(bufferutil|utf-8-validate|esbuild)$/;
+
+/**
+ * bigint-buffer (spl-token's u64 amounts) is bundled as its JavaScript build, the code its Node build
+ * falls back to. Its add-on is never built here (pnpm-workspace.yaml), so the Node build's only
+ * difference is a failed load at start-up and a warning about it in every chain-watcher's output.
+ */
+const bigintBufferAsJavaScript: Plugin = {
+  name: "bigint-buffer-as-javascript",
+  setup(b) {
+    b.onResolve({ filter: /^bigint-buffer$/ }, (args) =>
+      b.resolve("bigint-buffer/dist/browser.js", {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+      }),
+    );
+  },
+};
 
 const nativeLoadersOutside: Plugin = {
   name: "native-loaders-outside",
@@ -159,7 +177,7 @@ export async function ensureBundles(targets: readonly BundleTarget[]): Promise<v
     write: false,
     logLevel: "error",
     banner: { js: REQUIRE_BANNER },
-    plugins: [ownLocation, nativeLoadersOutside],
+    plugins: [ownLocation, bigintBufferAsJavaScript, nativeLoadersOutside],
   });
   for (const file of result.outputFiles) writeWhole(file.path, file.contents);
   for (const target of stale) {

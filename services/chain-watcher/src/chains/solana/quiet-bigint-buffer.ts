@@ -11,7 +11,9 @@
  * native code, and the JavaScript fallback gives the same values (hex → BigInt), fast enough for the
  * few amounts a block carries.
  * So the warning says nothing an operator can act on; only that exact line is dropped, only while the
- * module loads, and every other warning passes through.
+ * module loads, and every other warning passes through. This is for chain-watcher run from source (tests
+ * through tsx); the bundle a service runs as holds bigint-buffer's JavaScript build, which has no add-on
+ * to try (packages/devinfra/src/service-bundles.ts).
  */
 const NOTICE = "bigint: Failed to load bindings, pure JS will be used";
 
