@@ -7,6 +7,17 @@ import { ensureServiceBundles, serviceBundle, serviceNodeArgs } from "./service-
 
 const builtAt = () => statSync(serviceBundle("pricing")).mtimeMs;
 
+/** A service started from its bundle with no configuration at all: it exits at once, saying why. */
+async function startUnconfigured(name: "pricing" | "chain-watcher") {
+  await ensureServiceBundles([name]);
+  return spawnSync(process.execPath, serviceNodeArgs(name), {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "" },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+}
+
 describe("service bundles", () => {
   it("builds a service again after one of its sources changed, and only then", async () => {
     await ensureServiceBundles(["pricing"]);
@@ -23,25 +34,13 @@ describe("service bundles", () => {
   }, 60_000);
 
   it("runs the service from its bundle: a start without configuration names what is missing", async () => {
-    await ensureServiceBundles(["pricing"]);
-    const r = spawnSync(process.execPath, serviceNodeArgs("pricing"), {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "" },
-      encoding: "utf8",
-      timeout: 30_000,
-    });
+    const r = await startUnconfigured("pricing");
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^pricing: failed to start: invalid configuration:\n\s+NATS_URL:/m);
   }, 60_000);
 
   it("starts chain-watcher without a word about native add-ons it does not use", async () => {
-    await ensureServiceBundles(["chain-watcher"]);
-    const r = spawnSync(process.execPath, serviceNodeArgs("chain-watcher"), {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "" },
-      encoding: "utf8",
-      timeout: 30_000,
-    });
+    const r = await startUnconfigured("chain-watcher");
     // Everything it prints is about its configuration: the first line an operator reads is the one to act on.
     expect(r.stderr.split("\n")[0]).toBe("chain-watcher: failed to start: invalid configuration:");
     expect(r.stdout).toBe("");
