@@ -24,14 +24,17 @@ const REDACT = [
   "*.authorization",
 ];
 
-/**
- * Lines are written to standard output as they are logged, not buffered for a worker thread. pino's
- * buffered default flushes what is left when the process exits, and that flush retries a write that
- * failed with EPIPE every 100 ms for ever: a service whose log reader went away as it was stopped (a
- * launcher and its services signalled together, or the launcher killed) could never exit. Written at
- * once, a broken pipe is seen on the first line after it and logging simply stops.
- */
+type Destination = ReturnType<typeof pino.destination>;
+
+/** This process's log destinations, ended before it exits (see `endLogs`). */
+const destinations = new Set<Destination>();
+
 export function createLogger(service: string, level = "info"): Logger {
+  // pino's own default (buffered, written off the event loop), made here so `endLogs` can reach it.
+  // Written as logged instead, every line would wait on the event loop for whatever reads it (a slow
+  // pipe, a file on a busy disk).
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 0 });
+  destinations.add(destination);
   return pino(
     {
       name: service,
@@ -40,8 +43,40 @@ export function createLogger(service: string, level = "info"): Logger {
       redact: { paths: REDACT, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    pino.destination({ dest: 1, sync: true }),
+    destination,
   );
+}
+
+/**
+ * Writes out what the loggers still hold, waiting at most `ms`, before the process exits. Otherwise
+ * pino flushes at exit, synchronously, and that flush retries a failed write every 100 ms for ever
+ * (sonic-boom 4): a process whose output reader went away as it stopped (a launcher killed, a closed
+ * terminal) could never exit. An ended destination is no longer flushed at exit; one that did not end
+ * in time has that flush turned off (`abandonLogs`), losing at most the lines it still held.
+ */
+export async function endLogs(ms = 1_000): Promise<void> {
+  await Promise.all(
+    [...destinations].map(
+      (destination) =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(done, ms);
+          destination.once("close", done);
+          destination.once("error", done);
+          destination.end();
+        }),
+    ),
+  );
+  abandonLogs();
+}
+
+/** Turns off pino's flush at exit for every destination (an exit that cannot wait for `endLogs`). */
+export function abandonLogs(): void {
+  for (const destination of destinations) destination.flushSync = () => undefined;
+  destinations.clear();
 }
 
 /**

@@ -9,7 +9,7 @@ import { ed25519 } from "./ed25519.ts";
 import { flushThrough } from "./flush-through.ts";
 import { startHealthServer } from "./health.ts";
 import { ensureStreams } from "./jetstream.ts";
-import { createLogger, type Logger, lifecycleLogger } from "./logger.ts";
+import { abandonLogs, createLogger, endLogs, type Logger, lifecycleLogger } from "./logger.ts";
 import { bindSigning, messageSigningFor } from "./message-signing.ts";
 import { connectMongo } from "./mongo.ts";
 import { natsIdentity } from "./nats-identity.ts";
@@ -149,6 +149,9 @@ export async function bootService<C extends BaseConfig>(
   };
 }
 
+/** Exits once the log lines still held are written out (a second at most: see `endLogs`). */
+const exitAfterLogs = (code: number) => void endLogs().then(() => process.exit(code));
+
 /** The body of every main.ts: boot, then stop gracefully on SIGTERM/SIGINT, exit non-zero on a failed start. */
 export function runMain(name: string, start: () => Promise<Stoppable>): void {
   outliveLostOutput();
@@ -162,15 +165,16 @@ export function runMain(name: string, start: () => Promise<Stoppable>): void {
         process.stderr.write(`${name}: ${signal}, draining\n`);
         setTimeout(() => {
           process.stderr.write(`${name}: stop did not finish within ${STOP_DEADLINE_MS} ms; exiting\n`);
+          abandonLogs();
           process.exit(1);
         }, STOP_DEADLINE_MS).unref();
         svc.stop().then(
-          () => process.exit(0),
+          () => exitAfterLogs(0),
           (err: unknown) => {
             process.stderr.write(
               `${name}: stop failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
             );
-            process.exit(1);
+            exitAfterLogs(1);
           },
         );
       };
@@ -179,7 +183,7 @@ export function runMain(name: string, start: () => Promise<Stoppable>): void {
     },
     (err: unknown) => {
       process.stderr.write(`${name}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      exitAfterLogs(1);
     },
   );
 }
