@@ -26,14 +26,14 @@ const LAYERS = {
     ["boot", "(service|main|index)\\.ts$"],
   ],
   gateway: [
-    ["kit", "(config|body|csv|reply|readiness)\\.ts$"],
+    ["kit", "(config|body|csv|reply|readiness|console-path)\\.ts$"],
     [
       "domain",
       "people/|audit/audit-log\\.ts$|auth/api-keys\\.ts$|idempotency/(fingerprint|idempotency-store|secret-fields)\\.ts$",
     ],
     [
       "http",
-      "(env|errors|validate|register|rate-limit|rate-limit-store|shed)\\.ts$|[a-z-]+/middleware\\.ts$|auth/console\\.ts$",
+      "(env|errors|validate|register|rate-limit|rate-limit-store|shed|split-router)\\.ts$|[a-z-]+/middleware\\.ts$|auth/console\\.ts$",
     ],
     ["routes", "routes/"],
     ["boot", "(app|service|main|index)\\.ts$"],

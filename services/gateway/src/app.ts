@@ -22,6 +22,7 @@ import { consoleAuth } from "./auth/console.ts";
 import { adminAuth, apiKeyAuth } from "./auth/middleware.ts";
 import { bodyLimits } from "./body.ts";
 import type { GatewayConfig } from "./config.ts";
+import { isConsolePath } from "./console-path.ts";
 import type { GatewayEnv } from "./env.ts";
 import { notFoundHandler, onError } from "./errors.ts";
 import type { IdempotencyStore } from "./idempotency/idempotency-store.ts";
@@ -128,11 +129,9 @@ function requestContext(log: Logger) {
   });
 }
 
-/** `/console`: the console's pages and API, whose routes keep their own router (see SplitRouter). */
-export const CONSOLE_PREFIX = `/${Routes.consoleMe.path.split("/")[1]}`;
-
 export function createApp(deps: AppDeps) {
-  const app = new Hono<GatewayEnv>({ router: new SplitRouter(CONSOLE_PREFIX) });
+  // The console's routes keep a router of their own (see SplitRouter).
+  const app = new Hono<GatewayEnv>({ router: new SplitRouter(isConsolePath) });
   app.onError(onError);
   app.notFound(notFoundHandler);
   app.use(requestContext(deps.log));

@@ -1,6 +1,7 @@
 import { AppError, Routes } from "@ramp/contracts";
 import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
+import { isConsolePath } from "./console-path.ts";
 import type { GatewayEnv } from "./env.ts";
 
 /** How many requests of each class one gateway process works on at once; 0 is unbounded. */
@@ -22,8 +23,7 @@ export const routeClassOf = (method: string): RouteClass =>
  * busy) and the operators' console, which is how someone looks at an overloaded system.
  */
 const UNBOUNDED_PATHS = new Set<string>([Routes.healthz.path, Routes.readyz.path]);
-export const isShedExempt = (path: string) =>
-  UNBOUNDED_PATHS.has(path) || path === "/console" || path.startsWith("/console/");
+export const isShedExempt = (path: string) => UNBOUNDED_PATHS.has(path) || isConsolePath(path);
 
 /** Long enough for the requests in flight to finish; a client retrying sooner only adds to the queue. */
 export const SHED_RETRY_AFTER_S = 1;

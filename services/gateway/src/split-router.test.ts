@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { isConsolePath } from "./console-path.ts";
 import { SplitRouter } from "./split-router.ts";
 
 /** An app with the console's overlapping pair beside public routes, and middleware on every path. */
@@ -20,7 +21,7 @@ function appWith(router: SplitRouter<unknown>) {
 
 describe("SplitRouter", () => {
   it("answers every route as one router would, with the middleware before each", async () => {
-    const { app, seen } = appWith(new SplitRouter("/console"));
+    const { app, seen } = appWith(new SplitRouter(isConsolePath));
     const text = async (path: string) => {
       const res = await app.request(path);
       return `${res.status} ${await res.text()}`;
@@ -42,7 +43,7 @@ describe("SplitRouter", () => {
   });
 
   it("keeps the routes outside the prefix on one precompiled expression when the inside needs a tree", async () => {
-    const router = new SplitRouter<unknown>("/console");
+    const router = new SplitRouter<unknown>(isConsolePath);
     const { app } = appWith(router);
     await app.request("/pub/rate");
     await app.request("/console");
@@ -53,7 +54,7 @@ describe("SplitRouter", () => {
   });
 
   it("refuses a route that could match on both sides", () => {
-    const app = new Hono({ router: new SplitRouter("/console") as never });
+    const app = new Hono({ router: new SplitRouter(isConsolePath) as never });
     expect(() => app.get("/:anything/x", (c) => c.text(""))).toThrow(/both sides/);
   });
 });

@@ -9,7 +9,7 @@ const EVERY_PATH = new Set(["*", "/*"]);
 const smart = <T>() => new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] });
 
 /**
- * Hono's default router, twice: one for the paths under `prefix`, one for the rest. Hono matches every
+ * Hono's default router, twice: one for the paths `isInside` picks, one for the rest. Hono matches every
  * route with one precompiled expression (RegExpRouter) unless two routes can match the same path, and
  * then the whole app falls back to walking a tree (TrieRouter). The console API needs such pairs
  * (`/console/v1/transactions/export` beside `/console/v1/transactions/{id}`), which put the public
@@ -19,29 +19,25 @@ const smart = <T>() => new SmartRouter<T>({ routers: [new RegExpRouter(), new Tr
  */
 export class SplitRouter<T> implements Router<T> {
   name = "SplitRouter";
-  readonly #prefix: string;
+  readonly #isInside: (path: string) => boolean;
   readonly #inside: Router<T> = smart<T>();
   readonly #outside: Router<T> = smart<T>();
 
-  constructor(prefix: string) {
-    this.#prefix = prefix;
-  }
-
-  #isInside(path: string) {
-    return path === this.#prefix || path.startsWith(`${this.#prefix}/`);
+  /** `isInside` must pick by a fixed leading segment, so that a route and the paths it matches agree. */
+  constructor(isInside: (path: string) => boolean) {
+    this.#isInside = isInside;
   }
 
   add(method: string, path: string, handler: T): void {
-    // A path that starts with a parameter or a wildcard could match on either side.
-    if (!EVERY_PATH.has(path) && /^\/?[:*]/.test(path)) {
-      throw new Error(`SplitRouter cannot place ${path}: it may match paths on both sides`);
-    }
     if (EVERY_PATH.has(path)) {
       this.#inside.add(method, path, handler);
       this.#outside.add(method, path, handler);
-    } else {
-      (this.#isInside(path) ? this.#inside : this.#outside).add(method, path, handler);
+      return;
     }
+    // A path that starts with a parameter or a wildcard could match on either side.
+    if (/^\/?[:*]/.test(path))
+      throw new Error(`SplitRouter cannot place ${path}: it may match paths on both sides`);
+    (this.#isInside(path) ? this.#inside : this.#outside).add(method, path, handler);
   }
 
   match(method: string, path: string): Result<T> {
