@@ -1,8 +1,8 @@
 /**
  * The bare Hono floor as a process of its own (the gateway runs as one under `npm start`): prints
  * `listening <url>` once it serves, and serves until it is sent SIGTERM or the bench that started it
- * is gone. `FLOOR_WORK_US` adds that many
- * microseconds of CPU work to every request (see hono-floor-server.ts).
+ * is gone. `FLOOR_WORK_US` adds that many microseconds of CPU work to every request (see
+ * hono-floor-server.ts).
  *
  *   node --import tsx bench/support/hono-floor-main.ts
  */

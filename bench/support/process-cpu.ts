@@ -93,7 +93,8 @@ export function processTree(root: number): number[] {
 /** A measured name's processes: one pid, several (summed), or a function asked each time for them. */
 type Pids = number | number[] | (() => number[]) | undefined;
 
-const pidsOf = (pid: Pids): number[] => (typeof pid === "function" ? pid() : [pid ?? []].flat());
+/** Each pid once: a process listed twice must not count twice. */
+const pidsOf = (pid: Pids): number[] => [...new Set(typeof pid === "function" ? pid() : [pid ?? []].flat())];
 
 /**
  * Starts measuring the named processes and this one, as `self`; `stop()` gives each one's share of a
