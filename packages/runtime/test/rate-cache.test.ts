@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ChangeFeeds, type ChangeKind, notFound, type RatesDto, Rpc } from "@ramp/contracts";
+import { ChangeFeeds, type ChangeKind, notFound, Rpc } from "@ramp/contracts";
 import { eventually, sleep, startTestNats, type TestNats } from "@ramp/devinfra/testing";
 import {
   createLogger,
@@ -10,6 +10,7 @@ import {
   serveRpc,
 } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ratesAnswer } from "./support/rates-answer.ts";
 
 /**
  * The gateway's copy of pricing's rate answers, against a real NATS with each side's own credentials.
@@ -30,17 +31,6 @@ let pricingRates: { stop(): Promise<void> } | undefined;
 let onRamp = 1600;
 let hold: Promise<void> | undefined;
 const asked: Array<{ fresh?: boolean | undefined }> = [];
-const answer = (rate: number): RatesDto => {
-  const dto = (type: "onRamp" | "offRamp") => ({
-    rate,
-    type,
-    id: "0123456789abcdef01234567",
-    baseCurrency: "USD" as const,
-    targetCurrency: "NGN" as const,
-    createdAt: "2026-01-01T00:00:00.000Z",
-  });
-  return { onRampRate: dto("onRamp"), offRampRate: dto("offRamp") };
-};
 
 beforeAll(async () => {
   nats = await startTestNats(inject("natsBin"), inject("testDataDir"));
@@ -51,7 +41,7 @@ beforeAll(async () => {
     if (req.currency !== "NGN") throw notFound("Rate not found");
     const rate = onRamp;
     await hold;
-    return answer(rate);
+    return ratesAnswer(rate);
   });
   // Before pricing has made its bucket: the gateway must start anyway and read through.
   rates = createRateCache(gatewayNc, log);
