@@ -206,6 +206,11 @@ try {
         value: work,
         unit: "µs/request",
       });
+    } else {
+      const points = curve.map((p) => `${p.workUs} µs → ${(p.cpuMs * 1000).toFixed(1)} µs`).join(", ");
+      console.log(
+        `the gateway's CPU per rate request (${(cpuMs * 1000).toFixed(1)} µs) has no place on bare Hono's curve in this run (work added → CPU per request: ${points})`,
+      );
     }
   }
 

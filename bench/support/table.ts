@@ -83,7 +83,8 @@ export function buildTable(figures: BenchFigure[]): BenchTable {
       const g = floor === undefined ? undefined : byKey.get(floor);
       const ratio = f && g && g.value > 0 && Number.isFinite(f.value) ? (f.value / g.value) * 100 : null;
       return {
-        figure: f?.label ?? figure,
+        // A figure its script could not compute in this run (the script says why) keeps its row.
+        figure: f?.label ?? `${figure}: not measured in this run`,
         value: fmt(f),
         floor: g?.label ?? floor ?? "—",
         floorValue: fmt(g),
