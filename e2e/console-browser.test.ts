@@ -154,6 +154,9 @@ describe("the web console", () => {
     await p.goto("/console/keys");
     await signIn(p, owner.email, owner.password);
     await p.page.waitForURL(/\/console\/keys$/);
+    // The keys page's own reads answered first: one still on its way when the cookie goes would be
+    // refused and send the person to sign-in from this page, before the click below.
+    await p.page.waitForLoadState("networkidle");
     // The server no longer knows the session: what an idle timeout or a sign-out elsewhere looks like.
     await p.context.clearCookies();
     await p.page.getByRole("link", { name: "Webhooks" }).click();
