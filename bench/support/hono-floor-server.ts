@@ -20,28 +20,25 @@ function compute(rounds: number) {
  */
 export function stepsPerMicrosecond(): number {
   let rounds = 1_000;
-  for (;;) {
-    const t = process.cpuUsage();
-    compute(rounds);
-    const u = process.cpuUsage(t);
-    if (u.user + u.system >= 20_000) break;
-    rounds *= 2;
-  }
-  const samples: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const t = process.cpuUsage();
-    compute(rounds);
-    const u = process.cpuUsage(t);
-    samples.push(rounds / Math.max(1, u.user + u.system));
-  }
+  while (cpuUsOf(rounds) < 20_000) rounds *= 2;
+  const samples = Array.from({ length: 5 }, () => rounds / Math.max(1, cpuUsOf(rounds)));
   samples.sort((a, b) => a - b);
   return samples[2] ?? 1;
+}
+
+/** The CPU time (µs) this process spends on `compute(rounds)`. */
+function cpuUsOf(rounds: number): number {
+  const t = process.cpuUsage();
+  compute(rounds);
+  const u = process.cpuUsage(t);
+  return u.user + u.system;
 }
 
 /**
  * A bare Hono server on @hono/node-server (the gateway's stack) answering the rate JSON from a constant.
  * With `workUs`, each request first spends that much CPU in JavaScript (a fixed computation, measured
- * in CPU time once at start): the floor with a fixed amount of per-request work added, so the cost of work can be read apart from the cost of serving HTTP.
+ * in CPU time once at start): the floor with a fixed amount of per-request work added, so the cost of
+ * work can be read apart from the cost of serving HTTP.
  */
 export async function startHonoFloor(listenOn = 0, workUs = 0): Promise<{ url: string; close(): void }> {
   const app = new Hono();
