@@ -174,7 +174,9 @@ async function claimLane(x: DeliverDeps, job: Job): Promise<{ hold: LaneHold } |
 
 /** One step of one delivery: at most one signed POST, then the lane settled and the message answered. */
 export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
-  const { d, msg, log } = job;
+  // `job.log` only where a line is written: reading it makes the job's child logger (pino's child()
+  // serialises and redacts its bindings), and a delivery that goes through writes none.
+  const { d, msg } = job;
   if (x.health) {
     const { paused, resumedAt } = await x.health.state(d.url);
     if (paused) {
@@ -203,7 +205,7 @@ export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
   x.attemptLog.record({ deliveryId, apiKeyId, type, subjectId, url, attempt: n, body }, r);
   await x.health
     ?.record(url, apiKeyId, r.delivered, fromHeaders(msg.headers))
-    .catch((err: unknown) => log.warn({ err, url }, "endpoint health not recorded"));
+    .catch((err: unknown) => job.log.warn({ err, url }, "endpoint health not recorded"));
 
   // The lane is settled before the message is answered: a crash in between redelivers a message the
   // lane already accounts for, never the other way round.
@@ -217,11 +219,11 @@ export async function deliverOnce(x: DeliverDeps, job: Job): Promise<Outcome> {
   } else if (pause === undefined) {
     await x.lanes.settle(hold, (s) => ({ delivered: s.delivered, attempts: without(s.attempts, seq) }));
     msg.term(`failed after ${n} attempts`);
-    log.warn({ attempt: n, error: r.error }, "webhook delivery failed for good");
+    job.log.warn({ attempt: n, error: r.error }, "webhook delivery failed for good");
   } else {
     await x.lanes.settle(hold, (s) => ({ delivered: s.delivered, attempts: { ...s.attempts, [seq]: n } }));
     msg.nak(pause * 1000);
-    log.info({ attempt: n, error: r.error, retryInS: pause }, "webhook attempt failed; will retry");
+    job.log.info({ attempt: n, error: r.error, retryInS: pause }, "webhook attempt failed; will retry");
   }
   return DONE;
 }
