@@ -31,10 +31,18 @@ const allocation = (i: number, mints = ["0xmint"]): AllocationDoc => ({
 const keyOf = (a: AllocationDoc) => a.address;
 const watch = (store: AllocationStore, a: AllocationDoc) => store.watch(a, keyOf(a));
 
+/** Write commands sent to the watch list: what each new entry costs the database. */
+const watchWrites: string[] = [];
+
 beforeAll(async () => {
   mongo = await MongoClient.connect(inject("mongoUrl"), { monitorCommands: true });
   mongo.on("commandStarted", (e) => {
     if (e.commandName === "find") finds.push({ collection: e.command.find, filter: e.command.filter });
+    if (
+      (e.commandName === "insert" || e.commandName === "update") &&
+      e.command[e.commandName] === "watch_list"
+    )
+      watchWrites.push(e.commandName);
   });
   db = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_chain_watch`);
   // Addresses watched on another chain, changed long ago, which no poll below may read. They also keep
@@ -82,5 +90,43 @@ describe("the watch list", () => {
     // What a poll reads is what changed, not the 31 addresses.
     const read = await Promise.all(polled.map((q) => db.collection(q.collection).countDocuments(q.filter)));
     expect(read.reduce((a, b) => a + b, 0)).toBe(2);
+  });
+
+  it("a new allocation's entry is inserted with the others ready at once, and a repeat still adds its mints", async () => {
+    const fresh = mongo.db(`t${new ObjectId().toHexString().slice(-8)}_chain_watch_new`);
+    const store = createAllocationStore(fresh);
+    await store.ensureIndexes();
+    const made = Array.from({ length: 8 }, (_, i) => allocation(100 + i));
+    watchWrites.length = 0;
+    await Promise.all(made.map((a) => store.watchNew(a, keyOf(a))));
+    // Inserts only, grouped: the first goes at once, the others leave together behind it.
+    expect(watchWrites.every((c) => c === "insert")).toBe(true);
+    expect(watchWrites.length).toBeLessThanOrEqual(2);
+    // Stored as a first `watch` stores it, so the poll loop finds each one.
+    const polled = await createAllocationStore(fresh).watchedOn("BASE");
+    expect(
+      polled.map((w) => ({ ...w, changed: undefined })).sort((x, y) => x.ref.localeCompare(y.ref)),
+    ).toEqual(
+      made.map((a) => ({
+        _id: `BASE:${a.address}`,
+        chain: "BASE",
+        key: a.address,
+        address: a.address,
+        mints: ["0xmint"],
+        purpose: "offramp",
+        ref: a.ref,
+        allocationId: a._id,
+        changed: undefined,
+      })),
+    );
+    for (const w of polled) expect(w.changed).toMatch(/^BASE:\d+$/);
+
+    // An entry there already (a repeat after a crash) is updated instead: nothing lost, the mint added.
+    const again = allocation(100, ["0xmint", "0xother"]);
+    watchWrites.length = 0;
+    await store.watchNew(again, keyOf(again));
+    expect(watchWrites.at(-1)).toBe("update");
+    const entry = await fresh.collection<WatchDoc>("watch_list").findOne({ _id: `BASE:${again.address}` });
+    expect(entry?.mints.sort()).toEqual(["0xmint", "0xother"]);
   });
 });

@@ -65,6 +65,12 @@ export interface AllocationStore {
   /** Idempotent: re-run after a crash between allocation and watch registration repairs the list. */
   watch(a: AllocationDoc, key: string): Promise<void>;
   /**
+   * The entry of an allocation this process has just inserted: its address comes from an index never
+   * handed out before, so no entry holds it yet, and it is inserted rather than upserted. One that is
+   * there all the same is updated as `watch` updates it.
+   */
+  watchNew(a: AllocationDoc, key: string): Promise<void>;
+  /**
    * The chain's watch list. Read whole at this process's first call per chain; after that only what
    * changed in the minutes since the previous call (see `WatchDoc.changed`), so a poll's reads follow
    * the addresses added, not every address ever handed out.
@@ -90,6 +96,21 @@ const CHANGE_OVERLAP_MS = 2 * MINUTE_MS;
 const CATCH_UP_MINUTES = 30;
 const changedKey = (chain: Chain, ms: number) => `${chain}:${Math.floor(ms / MINUTE_MS)}`;
 
+/** The watch-list entry of an allocation, as a first `watch` of it stores it. */
+function watchEntry(a: AllocationDoc, key: string): WatchDoc & { changed: string } {
+  return {
+    _id: `${a.chain}:${key}`,
+    chain: a.chain,
+    key,
+    address: a.address,
+    mints: [...new Set(a.mints)],
+    purpose: a.purpose,
+    ref: a.ref,
+    allocationId: a._id,
+    changed: changedKey(a.chain, Date.now()),
+  };
+}
+
 export function createAllocationStore(db: Db): AllocationStore {
   const allocations = db.collection<AllocationDoc>("allocations");
   const watches = db.collection<WatchDoc>("watch_list");
@@ -100,6 +121,15 @@ export function createAllocationStore(db: Db): AllocationStore {
   const refills = new Map<ChainFamily, Promise<void>>();
   /** Each chain's watch list as this process last read it, and when it started that read. */
   const watched = new Map<Chain, { byId: Map<string, WatchDoc>; readAt: number }>();
+
+  async function watch(a: AllocationDoc, key: string): Promise<void> {
+    const { _id, mints, changed, ...fixed } = watchEntry(a, key);
+    await updateGrouped(watches, {
+      filter: { _id },
+      update: { $setOnInsert: fixed, $addToSet: { mints: { $each: mints } }, $set: { changed } },
+      upsert: true,
+    });
+  }
 
   async function reserveBlock(family: ChainFamily): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -152,23 +182,12 @@ export function createAllocationStore(db: Db): AllocationStore {
     async addMints(id, mints) {
       await allocations.updateOne({ _id: id }, { $addToSet: { mints: { $each: mints } } });
     },
-    async watch(a, key) {
-      await updateGrouped(watches, {
-        filter: { _id: `${a.chain}:${key}` },
-        update: {
-          $setOnInsert: {
-            chain: a.chain,
-            key,
-            address: a.address,
-            purpose: a.purpose,
-            ref: a.ref,
-            allocationId: a._id,
-          },
-          $addToSet: { mints: { $each: a.mints } },
-          $set: { changed: changedKey(a.chain, Date.now()) },
-        },
-        upsert: true,
-      });
+    watch,
+    async watchNew(a, key) {
+      // With the other new entries ready at the same moment, in one insert: FerretDB writes those as one
+      // statement in one transaction, where each upsert of a group costs it a read and a transaction of
+      // its own.
+      if (!(await insertGrouped(watches, watchEntry(a, key)))) await watch(a, key);
     },
     async watchedOn(chain) {
       const readAt = Date.now();

@@ -76,7 +76,7 @@ export function createAllocator(store: AllocationStore, registry: ChainRegistry,
         store.dropReserved(family);
         continue;
       }
-      await store.watch(doc, normalizeAddress(req.chain, address));
+      await store.watchNew(doc, normalizeAddress(req.chain, address));
       log.info({ chain: req.chain, purpose: req.purpose, ref: req.ref, index, address }, "address allocated");
       return address;
     }
