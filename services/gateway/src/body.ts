@@ -5,6 +5,9 @@ import { bodyLimit } from "hono/body-limit";
 /** Every request body the API takes is a small JSON object; anything larger is refused unread. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** A Content-Length as one plain number. */
+const DECIMAL = /^\d{1,15}$/;
+
 /**
  * 413 for a body over the limit: from Content-Length before a byte is read, and for a streamed
  * (chunked) body as soon as the running count passes the limit, so an oversized body is never held
@@ -21,9 +24,10 @@ export function bodyLimits(): MiddlewareHandler {
     // A declared length decides from the header alone. Hono's middleware asks for the body stream
     // first, which makes the Node server build a whole fetch Request (a web stream, an abort signal)
     // for a body that is then read straight from the socket anyway: about a tenth of the gateway's CPU
-    // on `POST /pub/v2/offramp`. Node's parser has already checked that the header is a number.
+    // on `POST /pub/v2/offramp`. Node's parser reads exactly that many bytes; anything but one plain
+    // number (which that parser refuses anyway) is left to be counted as it streams.
     const length = c.req.header("content-length");
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined)
+    if (length !== undefined && DECIMAL.test(length) && c.req.header("transfer-encoding") === undefined)
       return Number(length) > BODY_LIMIT_BYTES ? tooLarge() : next();
     return streamed(c, next);
   };
