@@ -18,7 +18,7 @@ function compute(rounds: number) {
  * day that bent the floor's curve (40 µs of such work took less CPU per request than 20 µs), so the
  * gateway could not be placed on it. The median of five 20 ms samples, taken before serving.
  */
-export function stepsPerMicrosecond(): number {
+function stepsPerMicrosecond(): number {
   let rounds = 1_000;
   while (cpuUsOf(rounds) < 20_000) rounds *= 2;
   const samples = Array.from({ length: 5 }, () => rounds / Math.max(1, cpuUsOf(rounds)));
