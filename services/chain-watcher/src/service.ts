@@ -110,7 +110,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
             deposits,
             cursors,
             intervalMs: config.POLL_INTERVAL_MS,
-            onLateDeposit: settled.onLateDeposit,
+            onDeposit: settled.onDeposit,
             log,
           }),
         ),
@@ -188,7 +188,7 @@ export async function startChainWatcher(config: ChainWatcherConfig) {
         Rpc.chainReindex,
         QUEUE,
         log,
-        createReindex({ registry, allocations, deposits, log, onLateDeposit: settled.onLateDeposit }),
+        createReindex({ registry, allocations, deposits, log, onDeposit: settled.onDeposit }),
       ),
     );
     if (config.RAMP_SANDBOX) {

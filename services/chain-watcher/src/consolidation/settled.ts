@@ -34,17 +34,27 @@ export function createSettledHandlers(deps: {
       );
       return;
     }
-    await dueWatched(watch, mint);
+    // Settled first, due second: a deposit that the poll reads as not settled yet was stored before
+    // this, so the sweep's balance reading, after it, counts it (see `onDeposit`).
     await deps.allocations.markSettled(chain, key);
+    await dueWatched(watch, mint);
   }
 
   return {
     /**
-     * A deposit newly seen on an address whose order had settled (late, or a surplus after the sweep):
-     * orders records it as a fund to refund, which the treasury pays, so its tokens are swept as well.
+     * A deposit on an address whose order had settled (late, or a surplus after the sweep): orders
+     * records it as a fund to refund, which the treasury pays, so its tokens are swept as well.
+     *
+     * The poll read the watch list before it read the chain, so an order settled in between shows as
+     * not settled yet, while its sweep may already have read the balance without this deposit: a
+     * deposit stored just now asks the store again. One seen again (a re-poll after a crash) was stored
+     * before the poll began, so the list it read is recent enough.
      */
-    async onLateDeposit(watch: WatchDoc, mint: string): Promise<void> {
-      if (watch.settled && deps.consolidates(watch.chain)) await dueWatched(watch, mint);
+    async onDeposit(watch: WatchDoc, mint: string, created: boolean): Promise<void> {
+      if (!deps.consolidates(watch.chain)) return;
+      const settled =
+        watch.settled || (created && (await deps.allocations.findWatch(watch.chain, watch.key))?.settled);
+      if (settled) await dueWatched(watch, mint);
     },
     async onOrderStatus(ev: OrderStatusChanged): Promise<void> {
       const o = ev.order;

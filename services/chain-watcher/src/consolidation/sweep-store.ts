@@ -34,6 +34,9 @@ export interface SweepDoc {
   updatedAt: Date;
 }
 
+/** Inserts tried against a sweep that keeps finishing in between (each time a round ends). */
+const MARK_DUE_ATTEMPTS = 5;
+
 export type SweepTarget = Pick<SweepDoc, "chain" | "address" | "index" | "mint">;
 
 export interface SweepStore {
@@ -92,13 +95,24 @@ export function createSweepStore(db: Db): SweepStore {
         dueAt: now,
         updatedAt: now,
       };
-      try {
-        await sweeps.insertOne(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+      for (let attempt = 0; attempt < MARK_DUE_ATTEMPTS; attempt++) {
+        try {
+          await sweeps.insertOne(doc);
+          return;
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
         // Under way already: what arrived since its balance reading gets a round of its own.
-        await sweeps.updateOne({ _id: doc._id, status: { $ne: "held" } }, { $set: { again: true } });
+        const res = await sweeps.updateOne(
+          { _id: doc._id, status: { $ne: "held" } },
+          { $set: { again: true } },
+        );
+        if (res.matchedCount === 1) return;
+        // Held (its release reads a fresh balance), or finished between the insert and the update: then
+        // it is inserted anew.
+        if (await sweeps.findOne({ _id: doc._id }, { projection: { _id: 1 } })) return;
       }
+      throw new Error(`sweep ${doc._id} kept finishing while it was marked due; will retry`);
     },
     pending: (limit) =>
       sweeps

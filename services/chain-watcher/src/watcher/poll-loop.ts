@@ -12,9 +12,15 @@ export interface PollLoopDeps {
   deposits: DepositStore;
   cursors: CursorStore;
   intervalMs: number;
-  onLateDeposit?: (watch: WatchDoc, mint: string) => Promise<void>;
+  onDeposit?: OnDeposit;
   log: Logger;
 }
+
+/**
+ * Told of every transfer stored or seen again on a watched address: `created` the first time. `watch`
+ * is the entry as read before the transfer was polled, so what changed on it since may be missing.
+ */
+export type OnDeposit = (watch: WatchDoc, mint: string, created: boolean) => Promise<void>;
 
 /** Polls in a row while the cursor moves (catching up), so a backlog is not paced by the interval. */
 const MAX_PASSES_PER_TICK = 50;
@@ -29,8 +35,7 @@ export async function recordTransfers(
   watched: WatchDoc[],
   deposits: DepositStore,
   log: Logger,
-  /** Told of each deposit stored for the first time on an address whose order already settled. */
-  onLateDeposit?: (watch: WatchDoc, mint: string) => Promise<void>,
+  onDeposit?: OnDeposit,
 ): Promise<number> {
   const byKey = new Map(watched.map((w) => [w.key, w]));
   let created = 0;
@@ -52,9 +57,10 @@ export async function recordTransfers(
       purpose: w.purpose,
       ref: w.ref,
     });
-    if (!stored.created) continue;
-    created++;
-    if (w.settled) await onLateDeposit?.(w, t.mint);
+    if (stored.created) created++;
+    // Seen again too: a crash after the deposit was stored and before this call is made good by the
+    // re-poll of the same range.
+    await onDeposit?.(w, t.mint, stored.created);
   }
   return created;
 }
@@ -78,7 +84,7 @@ export function startPollLoop(deps: PollLoopDeps): { stop(): Promise<void>; tick
         cursor,
         watched.map((w) => ({ address: w.address, mints: w.mints })),
       );
-      await recordTransfers(chain, result.transfers, watched, deps.deposits, log, deps.onLateDeposit);
+      await recordTransfers(chain, result.transfers, watched, deps.deposits, log, deps.onDeposit);
       if (result.cursor === cursor) return;
       await deps.cursors.set(chain, result.cursor);
     }

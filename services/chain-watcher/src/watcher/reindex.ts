@@ -1,9 +1,9 @@
 import { badRequest, type ReindexAcceptedDto, type ReindexCommand } from "@ramp/contracts";
 import type { Logger } from "@ramp/runtime";
-import type { AllocationStore, WatchDoc } from "../allocation/allocation-store.ts";
+import type { AllocationStore } from "../allocation/allocation-store.ts";
 import type { ChainRegistry } from "../chains/registry.ts";
 import type { DepositStore } from "../deposits/deposit-store.ts";
-import { recordTransfers } from "./poll-loop.ts";
+import { type OnDeposit, recordTransfers } from "./poll-loop.ts";
 
 /**
  * Reindex: scan a bounded range again for transfers to every watched address, whatever the cursor
@@ -16,7 +16,7 @@ export function createReindex(deps: {
   allocations: AllocationStore;
   deposits: DepositStore;
   log: Logger;
-  onLateDeposit?: (watch: WatchDoc, mint: string) => Promise<void>;
+  onDeposit?: OnDeposit;
 }) {
   return async (req: ReindexCommand): Promise<ReindexAcceptedDto> => {
     const { chain } = req;
@@ -49,7 +49,7 @@ export function createReindex(deps: {
         watched,
         deps.deposits,
         deps.log,
-        deps.onLateDeposit,
+        deps.onDeposit,
       );
       deps.log.info(
         {
