@@ -1,6 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureFerretDb, findPostgres, psql, startFerretOnPostgres, TOOLS_DIR } from "@ramp/devinfra";
+import {
+  ensureFerretDb,
+  findPostgres,
+  prepareForFerretDb,
+  psql,
+  startFerretOnPostgres,
+  TOOLS_DIR,
+} from "@ramp/devinfra";
 import { type Collection, MongoClient, type MongoServerError } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
 
@@ -72,7 +79,10 @@ describe("RAMP_LOCAL_DB=postgresql: FerretDB on a private PostgreSQL cluster", (
   });
 
   /** FerretDB on PostgreSQL with a client, psql, and a collection whose table no vacuum or analyze touches. */
-  async function withCollection(name: string, run: (t: Collection<Doc>, sql: Sql) => Promise<void>) {
+  async function withCollection(
+    name: string,
+    run: (t: Collection<Doc>, sql: Sql, prepareAgain: () => void) => Promise<void>,
+  ) {
     const postgresBin = findPostgres() ?? "";
     const db = await startFerretOnPostgres(ensureFerretDb(TOOLS_DIR), postgresBin, inject("testDataDir"));
     const client = await MongoClient.connect(db.url);
@@ -85,7 +95,9 @@ describe("RAMP_LOCAL_DB=postgresql: FerretDB on a private PostgreSQL cluster", (
       );
       // What a long gap between two autovacuum runs leaves: no ANALYZE re-plans, no VACUUM tidies.
       sql(`alter table ${table} set (autovacuum_enabled = false)`);
-      await run(col, (query) => sql(query.replaceAll("$table", table)));
+      // What a start on a kept cluster runs again before FerretDB.
+      const prepareAgain = () => prepareForFerretDb(postgresBin, db.postgres);
+      await run(col, (query) => sql(query.replaceAll("$table", table)), prepareAgain);
     } finally {
       await client.close();
       await db.stop();
@@ -140,7 +152,42 @@ describe("RAMP_LOCAL_DB=postgresql: FerretDB on a private PostgreSQL cluster", (
       expect(plan.Plan["Shared Hit Blocks"] + plan.Plan["Shared Read Blocks"]).toBeLessThan(10);
     });
   });
+
+  it("keeps one containment index per field, however many of the collection's indexes lead with it", async () => {
+    await withCollection("orders", async (col, sql, prepareAgain) => {
+      // Three of the orders collection's indexes lead with its status.
+      await col.createIndex({ status: 1, expiresAt: 1 });
+      await col.createIndex({ status: 1, updatedAt: 1 });
+      await col.createIndex({ status: 1 }, { name: "completed_by_day" });
+      await insert(col, "order", 2_000);
+      await col.updateOne({ _id: "order-7" }, { $set: { status: "COMPLETED" } });
+      const twins = () =>
+        sql(
+          "select pg_get_indexdef(indexrelid, 1, true) from pg_index i join pg_class c on c.oid = i.indexrelid " +
+            "join pg_am a on a.oid = c.relam where indrelid = '$table'::regclass and a.amname = 'gin' order by 1",
+        ).split("\n");
+      const indexes = twins();
+      // Each rewrite of a row adds an entry to every index of its table: a second twin of status is
+      // upkeep that answers nothing the first does not.
+      expect(indexes).toEqual([
+        "(_jsonb -> '_id'::text)",
+        "(_jsonb -> 'outboxPending'::text)",
+        "(_jsonb -> 'status'::text)",
+      ]);
+      expect(await col.find({ status: "COMPLETED" }).toArray()).toEqual([
+        { _id: "order-7", status: "COMPLETED" },
+      ]);
+      const [plan] = JSON.parse(
+        sql(`explain (format json) select _jsonb from $table where _jsonb->'status' @> '"COMPLETED"'`),
+      ) as [{ Plan: { "Node Type": string; Plans?: { "Node Type": string }[] } }];
+      expect(JSON.stringify(plan.Plan)).toContain("Bitmap Index Scan");
+      // A cluster kept from before, with a second twin of status: its next start drops it.
+      sql(`create index orders_status_again_gin on $table using gin ((_jsonb -> 'status') jsonb_path_ops)`);
+      prepareAgain();
+      expect(twins()).toEqual(indexes);
+    });
+  });
 });
 
-type Doc = { _id: string; outboxPending?: boolean };
+type Doc = { _id: string; outboxPending?: boolean; status?: string };
 type Sql = (query: string) => string;

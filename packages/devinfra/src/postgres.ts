@@ -240,7 +240,9 @@ async function waitForPostgres(binDir: string, port: number, child: ChildProcess
  * more, every query it sends — a lookup by `_id` included — is a sequential scan of the whole table,
  * its cost growing with every document ever stored. This event trigger gives each of those btree
  * indexes a GIN twin on its leading field, which does answer `@>`, so an equality on an indexed field
- * (`_id`, a state, a pending-work flag) reads the matching rows only. Installed before FerretDB starts,
+ * (`_id`, a state, a pending-work flag) reads the matching rows only. One twin per field: indexes that
+ * lead with the same field (an order's `status`, in three of them) share it, since every rewrite of a
+ * row adds an entry to each index of its table. Installed before FerretDB starts,
  * so it covers every collection it creates; the twins live and die with their tables.
  *
  * A btree that enforces no uniqueness is then dropped. FerretDB 1.24 filters with `@>` alone and
@@ -269,26 +271,36 @@ BEGIN
       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
       WHERE i.indexrelid = cmd.objid AND a.amname = 'btree';
     CONTINUE WHEN expr IS NULL OR expr NOT LIKE '(_jsonb -> %';
-    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops) WITH (fastupdate = off)',
-      left(idx, 59) || '_gin', tbl, expr);
+    IF NOT EXISTS (SELECT 1 FROM pg_index gi JOIN pg_class gc ON gc.oid = gi.indexrelid
+        JOIN pg_am ga ON ga.oid = gc.relam
+        WHERE gi.indrelid = tbl AND ga.amname = 'gin' AND pg_get_indexdef(gi.indexrelid, 1, true) = expr) THEN
+      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops) WITH (fastupdate = off)',
+        left(idx, 59) || '_gin', tbl, expr);
+    END IF;
     IF NOT uniq THEN
       EXECUTE format('DROP INDEX %s', cmd.objid::regclass);
     END IF;
   END LOOP;
 END
 $fn$;
--- A kept cluster's btrees made before they were dropped: those with a twin and no uniqueness go now.
+-- What a kept cluster made before: btrees with a twin and no uniqueness (made before they were
+-- dropped), and twins repeating an older twin of the same field (made before one per field) go now.
 DO $do$
 DECLARE
-  btree regclass;
+  idx regclass;
 BEGIN
-  FOR btree IN SELECT c.oid::regclass FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  FOR idx IN SELECT c.oid::regclass FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       JOIN pg_am a ON a.oid = c.relam
-      WHERE a.amname = 'btree' AND NOT i.indisunique
-        AND pg_get_indexdef(i.indexrelid, 1, true) LIKE '(_jsonb -> %'
-        AND EXISTS (SELECT 1 FROM pg_class t WHERE t.relname = left(c.relname, 59) || '_gin'
-          AND t.relnamespace = c.relnamespace) LOOP
-    EXECUTE format('DROP INDEX %s', btree);
+      WHERE (a.amname = 'btree' AND NOT i.indisunique
+          AND pg_get_indexdef(i.indexrelid, 1, true) LIKE '(_jsonb -> %'
+          AND EXISTS (SELECT 1 FROM pg_class t WHERE t.relname = left(c.relname, 59) || '_gin'
+            AND t.relnamespace = c.relnamespace))
+        OR (a.amname = 'gin' AND c.relname LIKE '%\\_gin'
+          AND EXISTS (SELECT 1 FROM pg_index j JOIN pg_class d ON d.oid = j.indexrelid
+            JOIN pg_am b ON b.oid = d.relam
+            WHERE b.amname = 'gin' AND j.indrelid = i.indrelid AND j.indexrelid < i.indexrelid
+              AND pg_get_indexdef(j.indexrelid, 1, true) = pg_get_indexdef(i.indexrelid, 1, true))) LOOP
+    EXECUTE format('DROP INDEX %s', idx);
   END LOOP;
 END
 $do$;
