@@ -120,7 +120,7 @@ export async function runFault(o: FaultRunOptions): Promise<FaultRunResult> {
       ? {
           ops: apiClient(
             stack.gatewayUrls,
-            await signedInOperator(stack.gatewayUrl, `ops-${seed}@fault.example`),
+            await signedInOperator(stack.gatewayUrl, `ops-${seed}@fault.example`, "operator", o.adminToken),
           ),
           api,
           nc: await stack.connectAs("orders"),
