@@ -18,7 +18,7 @@ import { DATA_DIR, ensureNatsServer, markInUse, startLocalDatabase, TOOLS_DIR } 
 import { auditEvm, evmBaseline } from "../e2e/fault/evm-audit.ts";
 import { runFault } from "../e2e/fault/fault-run.ts";
 import { type EvmChain, startEvmChain } from "../e2e/support/evm-fixture.ts";
-import { startProcessStack } from "../e2e/support/process-stack.ts";
+import { type ProcessStack, startProcessStack } from "../e2e/support/process-stack.ts";
 import { sandboxChainEnv } from "../e2e/support/tokens.ts";
 // The refunds read and publish "as" orders, with its NATS identity and signature, as the tests do.
 import "../e2e/support/service-connections.ts";
@@ -40,27 +40,27 @@ async function main() {
   }
   const evm: EvmChain | undefined =
     process.env.FAULT_EVM === "0" ? undefined : await startEvmChain({ blockEveryMs: 300 });
-  const stopEvm = async () => evm?.stop();
-  const stack = await startProcessStack({
-    mongoUrl,
-    natsBin: ensureNatsServer(TOOLS_DIR),
-    dataDir,
-    adminToken: ADMIN_TOKEN,
-    logLevel: process.env.FAULT_LOG_LEVEL ?? "info",
-    serviceEnv: {
-      // Consolidation ticks with the poll: every settled address is swept while services die.
-      "chain-watcher": evm
-        ? {
-            ...sandboxChainEnv,
-            ...evm.chainEnv([EVM_CHAIN]),
-            POLL_INTERVAL_MS: "500",
-            [`SWEEP_MIN_${EVM_CHAIN}`]: "0",
-          }
-        : sandboxChainEnv,
-      "webhook-dispatcher": { WEBHOOK_TIMEOUT_MS: "5000" },
-    },
-  });
+  let stack: ProcessStack | undefined;
   try {
+    stack = await startProcessStack({
+      mongoUrl,
+      natsBin: ensureNatsServer(TOOLS_DIR),
+      dataDir,
+      adminToken: ADMIN_TOKEN,
+      logLevel: process.env.FAULT_LOG_LEVEL ?? "info",
+      serviceEnv: {
+        // Consolidation ticks with the poll: every settled address is swept while services die.
+        "chain-watcher": evm
+          ? {
+              ...sandboxChainEnv,
+              ...evm.chainEnv([EVM_CHAIN]),
+              POLL_INTERVAL_MS: "500",
+              [`SWEEP_MIN_${EVM_CHAIN}`]: "0",
+            }
+          : sandboxChainEnv,
+        "webhook-dispatcher": { WEBHOOK_TIMEOUT_MS: "5000" },
+      },
+    });
     const before = evm ? await evmBaseline(evm) : undefined;
     const result = await runFault({
       stack,
@@ -87,8 +87,9 @@ async function main() {
     }
     process.exitCode = result.problems.length > 0 || (chain?.problems.length ?? 0) > 0 ? 1 : 0;
   } finally {
-    await stack.close();
-    await stopEvm();
+    // Also when a start failed: nothing this run started outlives it.
+    await stack?.close();
+    await evm?.stop();
     await stopDb();
   }
 }
