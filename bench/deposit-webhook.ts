@@ -18,7 +18,8 @@
  * deposit request is sent to the moment the receiver has the whole request and the project's SDK
  * verifier accepted its signature. The floor is a bare NATS request/reply round trip at the same rate,
  * on a nats-server of its own on the same machine in the same run: one hop of the several the deposit
- * makes.
+ * makes. A second floor is the database's own CPU per operation, in the same run on the same database:
+ * each rate's database CPU per deposit is read as a number of such operations (see `databaseFloor`).
  *
  *   npm run bench:deposit-webhook
  *   BENCH_DEPOSIT_RATE=50 BENCH_DURATION_S=5 npm run bench:deposit-webhook
@@ -38,9 +39,10 @@ import { connect, createInbox } from "@nats-io/transport-node";
 import { SERVICE_NAMES, type ServiceName } from "@ramp/contracts";
 import { ensureNatsServer, startLocalDatabase, startNats, TOOLS_DIR } from "@ramp/devinfra";
 import { verifyWebhook } from "@ramp/sdk";
+import { MongoClient, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
-import { cpuMeter, formatCpu, processTree, syscallMeter } from "./support/process-cpu.ts";
+import { type CpuShares, cpuMeter, formatCpu, processTree, syscallMeter } from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
@@ -59,6 +61,8 @@ const RATES = [...CURVE, RATE];
 const TIMEOUT_S = envNumber("BENCH_TIMEOUT_S", 120);
 /** Seconds the stack is watched doing nothing before the deposits start. */
 const IDLE_S = envNumber("BENCH_IDLE_S", 4);
+/** Seconds of the database floor (see `databaseFloor`). */
+const DB_FLOOR_S = envNumber("BENCH_DB_FLOOR_S", 3);
 const GOAL = { p50Ms: 50, p99Ms: 250 };
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const depositsAt = (rate: number) => Math.max(1, Math.round(rate * DURATION_S));
@@ -160,6 +164,50 @@ async function natsFloor(dataDir: string) {
   return { p50Ms: pct(latencies, 0.5), p99Ms: pct(latencies, 0.99), errors };
 }
 
+/** CPU the named processes used over a stretch, in ms, from their shares of a core. */
+const cpuMsOf = (shares: CpuShares, names: string[], seconds: number) =>
+  shares.processes.filter((p) => names.includes(p.name)).reduce((ms, p) => ms + p.percent * 10 * seconds, 0);
+
+/**
+ * The database's own CPU per operation, in the same run, on the same database and its processes: the
+ * single-document operations a deposit's services make (an insert, a read by `_id`, an update by
+ * `_id`), 16 in flight, for DB_FLOOR_S seconds, on a collection of their own with nothing else running.
+ * A deposit's database CPU divided by it is how many such operations the deposit costs the database:
+ * near the operations its services send (`npm run bench:orders` counts them), the database's cost per
+ * deposit is its own per operation, and what is ours is how many operations a deposit takes.
+ */
+async function databaseFloor(
+  url: string,
+  run: string,
+  dbProcesses: Record<string, number | (() => number[])>,
+) {
+  const client = await MongoClient.connect(url);
+  const db = client.db(`bench_floor_${run}`);
+  const col = db.collection<{ _id: ObjectId; n: number }>("ops");
+  await col.insertOne({ _id: new ObjectId(), n: 0 });
+  const names = Object.keys(dbProcesses);
+  const meter = cpuMeter(dbProcesses, "bench");
+  const started = performance.now();
+  const until = started + DB_FLOOR_S * 1000;
+  let ops = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (performance.now() < until) {
+        const _id = new ObjectId();
+        await col.insertOne({ _id, n: 0 });
+        await col.findOne({ _id });
+        await col.updateOne({ _id }, { $set: { n: 1 } });
+        ops += 3;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMs = cpuMsOf(meter.stop(), names, seconds);
+  await db.dropDatabase();
+  await client.close();
+  return { opsPerS: ops / seconds, cpuMsPerOp: cpuMs / ops };
+}
+
 async function main() {
   const run = randomBytes(4).toString("hex");
   const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
@@ -231,13 +279,22 @@ async function main() {
   // Who was busy while the deposits flowed: the services, NATS and the database (FerretDB, and
   // PostgreSQL's processes when it stores into one) — the profile that says whose cost binds the path.
   const pg = db && "postgres" in db ? (db.postgres as { child: { pid?: number } }).child.pid : undefined;
+  const dbProcesses: Record<string, number | (() => number[])> = {
+    ...(db?.child.pid ? { [db.kind]: db.child.pid } : {}),
+    ...(pg ? { postgresql: () => processTree(pg) } : {}),
+  };
   const watched = {
     ...Object.fromEntries(stack.services().map((p) => [p.name, p.pid])),
     "nats-server": stack.natsPid,
-    ...(db ? { [db.kind]: db.child.pid } : {}),
-    ...(pg ? { postgresql: () => processTree(pg) } : {}),
+    ...dbProcesses,
   };
   // What the stack spends with nothing to do (sweeps, feeds, leases): the cost every deposit rides on.
+  const dbFloor = db ? await databaseFloor(db.url, run, dbProcesses) : undefined;
+  if (dbFloor)
+    console.log(
+      `floor, the database's own insert / find / update by _id, 16 at once: ${dbFloor.opsPerS.toFixed(0)} operations/s, ` +
+        `its CPU ${dbFloor.cpuMsPerOp.toFixed(2)} ms per operation`,
+    );
   const idleMeter = cpuMeter(watched, "bench (generator + receiver)");
   await sleep(IDLE_S * 1000);
   console.log(`idle for ${IDLE_S} s before the deposits, ${formatCpu(idleMeter.stop())}`);
@@ -287,6 +344,7 @@ async function main() {
     while (owed.some((id) => hook.arrivedAt(id, "PROCESSING") === undefined) && Date.now() < doneBy)
       await sleep(50);
     const cpu = meter.stop();
+    const meteredS = (performance.now() - firing) / 1000;
     const latencies = owed
       .map((id) => (hook.arrivedAt(id, "PROCESSING") ?? Number.NaN) - (sentAt.get(id) ?? 0))
       .filter((x) => !Number.isNaN(x))
@@ -312,8 +370,20 @@ async function main() {
         `p50 ${(p50 / floor.p50Ms).toFixed(0)}× the floor's`,
     );
     console.log(`  while they flowed, ${formatCpu(cpu)}`);
+    const dbMsPerDeposit = cpuMsOf(cpu, Object.keys(dbProcesses), meteredS) / Math.max(1, acceptedIn.length);
+    const allMsPerDeposit =
+      cpuMsOf(
+        cpu,
+        cpu.processes.map((p) => p.name),
+        meteredS,
+      ) / Math.max(1, acceptedIn.length);
+    if (dbFloor)
+      console.log(
+        `  CPU per deposit: ${allMsPerDeposit.toFixed(1)} ms in all, the database's ${dbMsPerDeposit.toFixed(1)} ms ` +
+          `(${((dbMsPerDeposit / allMsPerDeposit) * 100).toFixed(0)} %) = ${(dbMsPerDeposit / dbFloor.cpuMsPerOp).toFixed(1)} of its own operations (floor)`,
+      );
     console.log(`  system calls per deposit, writes/reads: ${calls.stop(acceptedIn.length)}`);
-    return { p50, p99, missing, refused, shed, answeredPerS: acceptedIn.length / seconds };
+    return { p50, p99, missing, refused, shed, answeredPerS: acceptedIn.length / seconds, dbMsPerDeposit };
   }
 
   let next = 0;
@@ -345,6 +415,20 @@ async function main() {
     p50Ms: p50,
     p99Ms: p99,
   });
+  if (dbFloor && atGoal) {
+    report({
+      key: "deposit-db-cpu",
+      label: `the database's CPU per deposit at ${RATE}/s (FerretDB and PostgreSQL processes)`,
+      value: atGoal.dbMsPerDeposit,
+      unit: "ms/deposit",
+    });
+    report({
+      key: "deposit-db-floor-cpu",
+      label: "the database's CPU per insert / find / update by _id, 16 at once (same database)",
+      value: dbFloor.cpuMsPerOp,
+      unit: "ms/operation",
+    });
+  }
   report({
     key: "deposit-webhook-floor",
     label: `bare NATS request/reply at ${RATE}/s (p50)`,

@@ -94,7 +94,21 @@ async function main() {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+/** How long the process may outlive its own cleanup before it names what holds it and exits. */
+const EXIT_GRACE_MS = 15_000;
+
+main().then(
+  () => {
+    // A run stops by itself. Once everything it started is stopped, whatever still holds the event loop
+    // (a client that did not close, a timer of a library) is a leak to name, not a reason to hang.
+    setTimeout(() => {
+      const held = process.getActiveResourcesInfo().join(", ");
+      console.error(`still running ${EXIT_GRACE_MS / 1000} s after cleanup, held by: ${held}`);
+      process.exit(process.exitCode ?? 0);
+    }, EXIT_GRACE_MS).unref();
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -49,7 +49,7 @@ const RUN_DEFAULTS: Record<string, Record<string, string>> = {
   },
   "order-creation.ts": { BENCH_DURATION_S: "3", BENCH_ORDERS_COUNTED: "20" },
   "webhook-dispatch.ts": { BENCH_EVENTS: "1000", BENCH_SLOW_EVENTS: "32" },
-  "deposit-webhook.ts": { BENCH_DURATION_S: "2" },
+  "deposit-webhook.ts": { BENCH_DURATION_S: "2", BENCH_DB_FLOOR_S: "2" },
 };
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 

@@ -41,6 +41,9 @@ const PAIRS: ReadonlyArray<{ figure: string; floor?: string }> = [
   { figure: "webhook-nats-messages" },
   // Latencies, not rates: here the ratio is how many NATS round trips' worth the deposit's path takes.
   { figure: "deposit-webhook", floor: "deposit-webhook-floor" },
+  // The database's CPU per deposit against its own per operation: the ratio is how many operations'
+  // worth a deposit costs it (×100), to read beside the operations the services send.
+  { figure: "deposit-db-cpu", floor: "deposit-db-floor-cpu" },
   // The deposits' curve below the goal's rate: answered/s (the shed count in the label), webhook p50/p99.
   { figure: "deposit-offered-10" },
   { figure: "deposit-offered-20" },
