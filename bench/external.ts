@@ -6,7 +6,7 @@
  *
  * - `GET /pub/v2/rate`, BENCH_CONCURRENCY (32) connections, BENCH_DURATION_S; then at a fixed half of
  *   that rate (latency from each request's due time, a fixed-rate generator in its own process).
- * - `POST /pub/v2/offramp`, BENCH_ORDER_CONCURRENCY (16) connections, BENCH_ORDER_DURATION_S (15), each
+ * - `POST /pub/v2/offramp`, BENCH_ORDER_CONCURRENCY (32) connections, BENCH_ORDER_DURATION_S (15), each
  *   body unique (its `description`), after BENCH_ORDER_WARMUP_S (10) of the same load that is not
  *   counted: a service just started runs its order path as cold code (V8 compiles the hot functions
  *   after many calls), and its CPU per order halves over its first 20 s of this load.
@@ -47,7 +47,13 @@ import {
 import { envNumber, report } from "./support/report.ts";
 
 const CONCURRENCY = envNumber("BENCH_CONCURRENCY", 32);
-const ORDER_CONCURRENCY = envNumber("BENCH_ORDER_CONCURRENCY", 16);
+/**
+ * Orders under way at once. A closed loop answers at most this many per order's latency (16 at 52–58 ms
+ * is 275–310/s, whatever the stack could take), so it measures capacity only when it holds enough to
+ * keep every stage busy: 32, as many as the rate row's connections (on 2026-11-29, c=16 gave 271 and
+ * 307/s, c=32 358 and 407/s, alternating; the overload curve answered 378–449/s offered 2× either way).
+ */
+const ORDER_CONCURRENCY = envNumber("BENCH_ORDER_CONCURRENCY", 32);
 const DURATION_S = envNumber("BENCH_DURATION_S", 10);
 const ORDER_DURATION_S = envNumber("BENCH_ORDER_DURATION_S", 15);
 const ORDER_WARMUP_S = envNumber("BENCH_ORDER_WARMUP_S", 10);
