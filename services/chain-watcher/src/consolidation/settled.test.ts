@@ -7,14 +7,14 @@ import type { SweepStore, SweepTarget } from "./sweep-store.ts";
 
 /**
  * When a deposit address becomes due for consolidation, against stores kept in memory: what matters is
- * which writes happen, and in which order, when a deposit and its order's settlement cross.
+ * which store calls happen, and in which order, when a deposit and its order's settlement cross.
  */
 const CHAIN: Chain = "BASE";
 const KEY = "0xABC0000000000000000000000000000000000001";
 const MINT = "0x00000000000000000000000000000000000000AA";
 
 function world(opts: { settledInStore: boolean; consolidates?: boolean }) {
-  const writes: string[] = [];
+  const calls: string[] = [];
   const entry: WatchDoc = {
     _id: `${CHAIN}:${KEY}`,
     chain: CHAIN,
@@ -29,20 +29,20 @@ function world(opts: { settledInStore: boolean; consolidates?: boolean }) {
   const allocation = { _id: "offramp:order-1", address: KEY, index: 7 } as AllocationDoc;
   const allocations: Partial<AllocationStore> = {
     findWatch: async (chain, key) => {
-      writes.push("read watch");
+      calls.push("read watch");
       return chain === CHAIN && key === KEY ? { ...entry } : null;
     },
     get: async (id) => (id === allocation._id ? allocation : null),
     markSettled: async () => {
       entry.settled = true;
-      writes.push("settled");
+      calls.push("settled");
     },
   };
   const due: SweepTarget[] = [];
   const sweeps: Partial<SweepStore> = {
     markDue: async (target) => {
       due.push(target);
-      writes.push("due");
+      calls.push("due");
     },
   };
   const handlers = createSettledHandlers({
@@ -53,7 +53,7 @@ function world(opts: { settledInStore: boolean; consolidates?: boolean }) {
   });
   /** The entry as a poll read it before the order settled. */
   const polledBefore: WatchDoc = { ...entry, settled: false };
-  return { handlers, writes, due, polledBefore, entry };
+  return { handlers, calls, due, polledBefore, entry };
 }
 
 const completed = (): OrderStatusChanged =>
@@ -80,7 +80,7 @@ describe("a deposit and its order's settlement crossing", () => {
     const w = world({ settledInStore: true });
     await w.handlers.onDeposit({ ...w.entry }, MINT, false);
     expect(w.due).toHaveLength(1);
-    expect(w.writes).not.toContain("read watch");
+    expect(w.calls).not.toContain("read watch");
   });
 
   it("leaves a deposit to an address whose order is still open to the order's own sweep", async () => {
@@ -93,13 +93,13 @@ describe("a deposit and its order's settlement crossing", () => {
   it("marks the address settled before it is due, so a deposit the poll misses as late is in the balance read", async () => {
     const w = world({ settledInStore: false });
     await w.handlers.onOrderStatus(completed());
-    expect(w.writes.filter((x) => x !== "read watch")).toEqual(["settled", "due"]);
+    expect(w.calls.filter((x) => x !== "read watch")).toEqual(["settled", "due"]);
   });
 
   it("reads nothing for a chain without custody (the sandbox adapter)", async () => {
     const w = world({ settledInStore: true, consolidates: false });
     await w.handlers.onDeposit(w.polledBefore, MINT, true);
-    expect(w.writes).toEqual([]);
+    expect(w.calls).toEqual([]);
     expect(w.due).toEqual([]);
   });
 });
