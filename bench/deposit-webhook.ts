@@ -172,7 +172,7 @@ const cpuMsOf = (shares: CpuShares, names: string[], seconds: number) =>
 /**
  * The database's own CPU per operation, in the same run, on the same database and its processes: the
  * single-document operations a deposit's services make (an insert, a read by `_id`, an update by
- * `_id`), 16 in flight, for DB_FLOOR_S seconds, on a collection of their own with nothing else running.
+ * `_id`), 16 in flight, for DB_FLOOR_S seconds, on a collection of their own while the services idle.
  * A deposit's database CPU divided by it is how many such operations the deposit costs the database:
  * near the operations its services send (`npm run bench:orders` counts them), the database's cost per
  * deposit is its own per operation, and what is ours is how many operations a deposit takes.
@@ -289,13 +289,13 @@ async function main() {
     "nats-server": stack.natsPid,
     ...dbProcesses,
   };
-  // What the stack spends with nothing to do (sweeps, feeds, leases): the cost every deposit rides on.
   const dbFloor = db ? await databaseFloor(db.url, run, dbProcesses) : undefined;
   if (dbFloor)
     console.log(
       `floor, the database's own insert / find / update by _id, 16 at once: ${dbFloor.opsPerS.toFixed(0)} operations/s, ` +
         `its CPU ${dbFloor.cpuMsPerOp.toFixed(2)} ms per operation`,
     );
+  // What the stack spends with nothing to do (sweeps, feeds, leases): the cost every deposit rides on.
   const idleMeter = cpuMeter(watched, GENERATOR);
   await sleep(IDLE_S * 1000);
   console.log(`idle for ${IDLE_S} s before the deposits, ${formatCpu(idleMeter.stop())}`);
