@@ -42,7 +42,14 @@ import { verifyWebhook } from "@ramp/sdk";
 import { MongoClient, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
-import { type CpuShares, cpuMeter, formatCpu, processTree, syscallMeter } from "./support/process-cpu.ts";
+import {
+  type CpuShares,
+  cpuMeter,
+  formatCpu,
+  type Pids,
+  processTree,
+  syscallMeter,
+} from "./support/process-cpu.ts";
 import { envNumber, report } from "./support/report.ts";
 
 const RATE = envNumber("BENCH_DEPOSIT_RATE", 50);
@@ -177,11 +184,7 @@ const cpuMsOf = (shares: CpuShares, names: string[], seconds: number) =>
  * near the operations its services send (`npm run bench:orders` counts them), the database's cost per
  * deposit is its own per operation, and what is ours is how many operations a deposit takes.
  */
-async function databaseFloor(
-  url: string,
-  run: string,
-  dbProcesses: Record<string, number | (() => number[])>,
-) {
+async function databaseFloor(url: string, run: string, dbProcesses: Record<string, Pids>) {
   const client = await MongoClient.connect(url);
   const db = client.db(`bench_floor_${run}`);
   const col = db.collection<{ _id: ObjectId; n: number }>("ops");
@@ -280,7 +283,7 @@ async function main() {
   // Who was busy while the deposits flowed: the services, NATS and the database (FerretDB, and
   // PostgreSQL's processes when it stores into one) — the profile that says whose cost binds the path.
   const pg = db && "postgres" in db ? (db.postgres as { child: { pid?: number } }).child.pid : undefined;
-  const dbProcesses: Record<string, number | (() => number[])> = {
+  const dbProcesses: Record<string, Pids> = {
     ...(db?.child.pid ? { [db.kind]: db.child.pid } : {}),
     ...(pg ? { postgresql: () => processTree(pg) } : {}),
   };

@@ -91,7 +91,7 @@ export function processTree(root: number): number[] {
 }
 
 /** A measured name's processes: one pid, several (summed), or a function asked each time for them. */
-type Pids = number | number[] | (() => number[]) | undefined;
+export type Pids = number | number[] | (() => number[]) | undefined;
 
 /** Each pid once: a process listed twice must not count twice. */
 const pidsOf = (pid: Pids): number[] => [...new Set(typeof pid === "function" ? pid() : [pid ?? []].flat())];

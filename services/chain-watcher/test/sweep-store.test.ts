@@ -1,6 +1,11 @@
 import { type Collection, type Db, MongoClient, ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createSweepStore, type SweepDoc, type SweepTarget } from "../src/consolidation/sweep-store.ts";
+import {
+  createSweepStore,
+  type SweepDoc,
+  type SweepStore,
+  type SweepTarget,
+} from "../src/consolidation/sweep-store.ts";
 
 /**
  * Making an address due on the real database, when a round of its sweep is under way or ends at the
@@ -26,6 +31,9 @@ const target = (): SweepTarget => ({
   mint: "0xmint",
 });
 const idOf = (t: SweepTarget) => `${t.chain}:${t.address}:${t.mint}`;
+/** The target's sweep as a worker picks it up. */
+const pendingOf = async (store: SweepStore, t: SweepTarget) =>
+  (await store.pending(100)).find((d) => d._id === idOf(t));
 
 /**
  * The database as the store sees it, except that right after the insert of `_id` fails on its key
@@ -63,10 +71,10 @@ describe("an address made due while its sweep is under way", () => {
     const store = createSweepStore(db);
     const t = target();
     await store.markDue(t, t.address);
-    const [first] = await store.pending(100).then((all) => all.filter((d) => d._id === idOf(t)));
+    const first = await pendingOf(store, t);
     await store.advance(first!, { status: "tokens", amount: "25", gas: "0" });
     await store.markDue(t, t.address);
-    const [under] = await store.pending(100).then((all) => all.filter((d) => d._id === idOf(t)));
+    const under = await pendingOf(store, t);
     await store.finish(under!);
     const after = await db.collection<SweepDoc>("sweeps").findOne({ _id: idOf(t) });
     expect(after).toMatchObject({ status: "due", round: 0, amount: null });
@@ -77,7 +85,7 @@ describe("an address made due while its sweep is under way", () => {
     const t = target();
     await createSweepStore(db).markDue(t, t.address);
     const finishing = createSweepStore(db);
-    const [doc] = await finishing.pending(100).then((all) => all.filter((d) => d._id === idOf(t)));
+    const doc = await pendingOf(finishing, t);
     const store = createSweepStore(interleaved(idOf(t), () => finishing.finish(doc!)));
     await store.markDue(t, t.address);
     const after = await db.collection<SweepDoc>("sweeps").findOne({ _id: idOf(t) });
@@ -89,7 +97,7 @@ describe("an address made due while its sweep is under way", () => {
     const t = target();
     const store = createSweepStore(db);
     await store.markDue(t, t.address);
-    const [doc] = await store.pending(100).then((all) => all.filter((d) => d._id === idOf(t)));
+    const doc = await pendingOf(store, t);
     await store.advance(doc!, { status: "held", reason: "out of gas" });
     await store.markDue(t, t.address);
     const after = await db.collection<SweepDoc>("sweeps").findOne({ _id: idOf(t) });
