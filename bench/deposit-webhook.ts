@@ -26,6 +26,8 @@
  *   BENCH_LOG_LEVEL=info npm run bench:deposit-webhook   (the services' logs, kept in the printed folder when a run fails)
  *   BENCH_PROFILE=orders,chain-watcher npm run bench:deposit-webhook   (those run under node --cpu-prof;
  *                                                           their .cpuprofile files land in the printed folder)
+ *   BENCH_PROFILE=all npm run bench:deposit-webhook   (every service profiled: the last rate's CPU per
+ *                                                      deposit split by whose cost it is, see `whoseCost`)
  *
  * MONGODB_URI is honoured; otherwise a local mongod (or FerretDB) is started.
  */
@@ -42,6 +44,12 @@ import { verifyWebhook } from "@ramp/sdk";
 import { MongoClient, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
 import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
+import {
+  type CostOwner,
+  monotonicUs,
+  type ProfileWindow,
+  summariseProfileDir,
+} from "./support/cpu-profile.ts";
 import {
   type CpuShares,
   cpuMeter,
@@ -75,8 +83,11 @@ const GOAL = { p50Ms: 50, p99Ms: 250 };
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const depositsAt = (rate: number) => Math.max(1, Math.round(rate * DURATION_S));
 const DEPOSITS = RATES.reduce((n, rate) => n + depositsAt(rate), 0);
-/** Services to run under `node --cpu-prof`, comma-separated. */
-const PROFILED = (process.env.BENCH_PROFILE ?? "").split(",").filter((s) => s !== "");
+/** Services to run under `node --cpu-prof`, comma-separated, or `all`. */
+const PROFILED =
+  process.env.BENCH_PROFILE === "all"
+    ? [...SERVICE_NAMES]
+    : (process.env.BENCH_PROFILE ?? "").split(",").filter((s) => s !== "");
 for (const name of PROFILED)
   if (!(SERVICE_NAMES as readonly string[]).includes(name))
     throw new Error(`BENCH_PROFILE takes names among ${SERVICE_NAMES.join(", ")}`);
@@ -212,6 +223,54 @@ async function databaseFloor(url: string, run: string, dbProcesses: Record<strin
   return { opsPerS: ops / seconds, cpuMsPerOp: cpuMs / ops };
 }
 
+/**
+ * A rate's CPU per deposit by whose cost it is: the database's processes and nats-server whole, and each
+ * profiled service's split by `ownerOf` (our code, the libraries it calls, or the clients, HTTP, Node
+ * and V8 every such service pays). V8's profiler samples the main thread by the wall clock: on a machine
+ * whose cores are full, a thread waiting for one is sampled as busy. So each service's CPU (from /proc)
+ * is split in the shares of its profile, not by the profile's milliseconds.
+ */
+function whoseCost(
+  profileDir: string,
+  step: { msPerDeposit(name: string): number; window: ProfileWindow },
+  dbNames: string[],
+  rate: number,
+): string {
+  const totals = new Map<CostOwner, number>();
+  const lines: string[] = [];
+  let services = 0;
+  for (const name of PROFILED) {
+    const summary = summariseProfileDir(join(profileDir, name), step.window);
+    const procMs = step.msPerDeposit(name);
+    services += procMs;
+    if (!summary) {
+      lines.push(`    ${name}: ${procMs.toFixed(1)} ms, no profile written`);
+      continue;
+    }
+    const shares = summary.owners.map((o) => ({
+      owner: o.name as CostOwner,
+      ms: (procMs * o.percent) / 100,
+    }));
+    for (const { owner, ms } of shares) totals.set(owner, (totals.get(owner) ?? 0) + ms);
+    lines.push(
+      `    ${name}: ${procMs.toFixed(1)} ms = ${shares.map((o) => `${o.owner} ${o.ms.toFixed(2)}`).join(", ")}`,
+    );
+  }
+  const db = dbNames.reduce((ms, n) => ms + step.msPerDeposit(n), 0);
+  const nats = step.msPerDeposit("nats-server");
+  const whole = db + nats + services;
+  const part = (label: string, ms: number) =>
+    `    ${label}: ${ms.toFixed(1)} ms (${((ms / whole) * 100).toFixed(0)} %)`;
+  return [
+    `whose CPU a deposit costs at ${rate}/s (${whole.toFixed(1)} ms in the stack's processes, services under the profiler):`,
+    part("the database's processes", db),
+    part("nats-server", nats),
+    ...[...totals].sort((a, b) => b[1] - a[1]).map(([owner, ms]) => part(`the services' ${owner}`, ms)),
+    "  per service:",
+    ...lines,
+  ].join("\n");
+}
+
 async function main() {
   const run = randomBytes(4).toString("hex");
   const dataDir = mkdtempSync(join(tmpdir(), "ramp-bench-"));
@@ -319,6 +378,7 @@ async function main() {
     const meter = cpuMeter(watched, GENERATOR);
     const calls = syscallMeter(watched);
     const firing = performance.now();
+    const window = { fromUs: monotonicUs(), toUs: 0 };
     await paced(orders.length, rate, (i) => {
       const id = orders[i] as string;
       sentAt.set(id, performance.now());
@@ -348,6 +408,7 @@ async function main() {
     while (owed.some((id) => hook.arrivedAt(id, "PROCESSING") === undefined) && Date.now() < doneBy)
       await sleep(50);
     const cpu = meter.stop();
+    window.toUs = monotonicUs();
     const meteredS = (performance.now() - firing) / 1000;
     const latencies = owed
       .map((id) => (hook.arrivedAt(id, "PROCESSING") ?? Number.NaN) - (sentAt.get(id) ?? 0))
@@ -384,7 +445,19 @@ async function main() {
           `(${((dbMsPerDeposit / stackMsPerDeposit) * 100).toFixed(0)} %) = ${(dbMsPerDeposit / dbFloor.cpuMsPerOp).toFixed(1)} of its own operations (floor)`,
       );
     console.log(`  system calls per deposit, writes/reads: ${calls.stop(acceptedIn.length)}`);
-    return { p50, p99, missing, refused, shed, answeredPerS: acceptedIn.length / seconds, dbMsPerDeposit };
+    const accepted = acceptedIn.length;
+    return {
+      p50,
+      p99,
+      missing,
+      refused,
+      shed,
+      answeredPerS: accepted / seconds,
+      dbMsPerDeposit,
+      // For `whoseCost`: each process's CPU per deposit, and when the step ran.
+      msPerDeposit: (name: string) => cpuMsOf(cpu, [name], meteredS) / Math.max(1, accepted),
+      window,
+    };
   }
 
   let next = 0;
@@ -442,6 +515,9 @@ async function main() {
   await stack.close();
   hook.close();
   await db?.stop();
+  // The profiles are written as the services exit.
+  if (PROFILED.length > 0 && atGoal)
+    console.log(whoseCost(profileDir, atGoal, Object.keys(dbProcesses), RATE));
   const failed = failures + hook.rejected() + floor.errors > 0;
   if (PROFILED.length > 0) console.log(`profiles of ${PROFILED.join(", ")}: ${profileDir}`);
   if (failed) console.log(`service logs kept in ${stack.runDir}`);

@@ -49,6 +49,37 @@ export interface ProfileSummary {
   idleMs: number;
   packages: ProfileShare[];
   functions: ProfileShare[];
+  /** Self time by whose cost it is (`ownerOf`). */
+  owners: ProfileShare[];
+}
+
+/**
+ * Whose cost a frame is: the project's own code; the libraries it calls for work it chose to do
+ * (validation, logging, exact JSON and decimals, metrics, signatures and hashes, Node's crypto among
+ * them); or what any service that talks to a database, NATS and HTTP pays whatever its code — the
+ * database and NATS clients, Hono and Node's HTTP, sockets and streams, V8's compiler and collector.
+ * The last is the floor the performance goals are read against.
+ */
+export type CostOwner = "our code" | "libraries for our work" | "clients, HTTP, Node and V8";
+
+const FLOOR_PACKAGES = new Set([
+  "mongodb",
+  "bson",
+  "hono",
+  "@hono/node-server",
+  "node:internals",
+  "(native)",
+]);
+
+export function ownerOf(url: string, functionName: string): CostOwner {
+  // Node's crypto (hashes, HMACs, signatures) does what the code asked for, not I/O.
+  if (url.startsWith("node:internal/crypto/")) return "libraries for our work";
+  const pkg = packageOf(url, functionName);
+  if (/^(services|packages)\//.test(pkg)) return "our code";
+  if (FLOOR_PACKAGES.has(pkg) || pkg.startsWith("@nats-io/") || pkg.startsWith("(")) {
+    return "clients, HTTP, Node and V8";
+  }
+  return "libraries for our work";
 }
 
 /**
@@ -115,6 +146,7 @@ export function summariseProfiles(profiles: Profile[], window?: ProfileWindow): 
   });
   const functions = new Map<string, number>();
   const packages = new Map<string, number>();
+  const owners = new Map<string, number>();
   let idleMs = 0;
   let busyMs = 0;
   for (const [id, ms] of selfMs) {
@@ -127,13 +159,21 @@ export function summariseProfiles(profiles: Profile[], window?: ProfileWindow): 
     const pkg = packageOf(frame.url, frame.functionName);
     const fn = `${frame.functionName || "(anonymous)"} ${frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ""}`;
     packages.set(pkg, (packages.get(pkg) ?? 0) + ms);
+    const owner = ownerOf(frame.url, frame.functionName);
+    owners.set(owner, (owners.get(owner) ?? 0) + ms);
     functions.set(fn.trim(), (functions.get(fn.trim()) ?? 0) + ms);
   }
   const ranked = (m: Map<string, number>) =>
     [...m]
       .map(([name, ms]) => ({ name, ms, percent: busyMs > 0 ? (ms / busyMs) * 100 : 0 }))
       .sort((a, b) => b.ms - a.ms);
-  return { busyMs, idleMs, packages: ranked(packages), functions: ranked(functions) };
+  return {
+    busyMs,
+    idleMs,
+    packages: ranked(packages),
+    functions: ranked(functions),
+    owners: ranked(owners),
+  };
 }
 
 /** Every `.cpuprofile` in `dir` (one per process that exited under `--cpu-prof`), together. */
@@ -154,6 +194,7 @@ export function formatProfile(summary: ProfileSummary, top = 12): string {
       .join("\n");
   return (
     `  busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms\n` +
+    `  self time by whose cost it is:\n${rows(summary.owners)}\n` +
     `  self time by package:\n${rows(summary.packages)}\n  self time by function:\n${rows(summary.functions)}`
   );
 }
