@@ -1,20 +1,22 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { HotCounter, HotHistogram } from "./hot-metrics.ts";
 
 /**
  * One Prometheus registry per process. Services started in-process (tests) share it, which is why
- * every metric carries the `service` label rather than relying on one process per service.
+ * every metric carries the `service` label rather than relying on one process per service. What every
+ * request or message counts is a hot metric (`hot-metrics.ts`), exposed as prom-client's own would be.
  */
 export const metrics = new Registry();
 collectDefaultMetrics({ register: metrics });
 
-export const rpcRequests = new Counter({
+export const rpcRequests = new HotCounter({
   name: "ramp_rpc_requests_total",
   help: "Request/reply calls answered, by subject and outcome code",
   labelNames: ["service", "subject", "outcome"] as const,
   registers: [metrics],
 });
 
-export const rpcDuration = new Histogram({
+export const rpcDuration = new HotHistogram({
   name: "ramp_rpc_duration_seconds",
   help: "Time to answer a request/reply call",
   labelNames: ["service", "subject"] as const,
@@ -22,21 +24,21 @@ export const rpcDuration = new Histogram({
   registers: [metrics],
 });
 
-export const messagesHandled = new Counter({
+export const messagesHandled = new HotCounter({
   name: "ramp_messages_total",
   help: "JetStream messages handled, by subject and outcome (ack, retry, term, refused: not signed by its publisher)",
   labelNames: ["service", "subject", "outcome"] as const,
   registers: [metrics],
 });
 
-export const httpRequests = new Counter({
+export const httpRequests = new HotCounter({
   name: "ramp_http_requests_total",
   help: "HTTP requests served by the gateway",
   labelNames: ["method", "route", "status"] as const,
   registers: [metrics],
 });
 
-export const httpDuration = new Histogram({
+export const httpDuration = new HotHistogram({
   name: "ramp_http_request_duration_seconds",
   help: "HTTP request latency at the gateway",
   labelNames: ["method", "route"] as const,
@@ -44,16 +46,17 @@ export const httpDuration = new Histogram({
   registers: [metrics],
 });
 
-export const webhookAttempts = new Counter({
+export const webhookAttempts = new HotCounter({
   name: "ramp_webhook_attempts_total",
   help: "Webhook delivery attempts, by outcome (delivered, failed) and HTTP status class",
   labelNames: ["outcome", "status"] as const,
   registers: [metrics],
 });
 
-export const webhookDuration = new Histogram({
+export const webhookDuration = new HotHistogram({
   name: "ramp_webhook_attempt_duration_seconds",
   help: "Time a receiver took to answer a webhook delivery",
+  labelNames: [],
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
   registers: [metrics],
 });

@@ -29,7 +29,7 @@ export async function attemptDelivery(
       const r = await postWebhook(url, body, signedHeaders(ctx.headerPrefix, secret, body), ctx.send);
       const status = r.statusCode === null ? "none" : `${Math.floor(r.statusCode / 100)}xx`;
       webhookAttempts.inc({ outcome: r.delivered ? "delivered" : "failed", status });
-      webhookDuration.observe(r.durationMs / 1000);
+      webhookDuration.observe({}, r.durationMs / 1000);
       if (r.statusCode !== null) span.setAttribute("http.response.status_code", r.statusCode);
       if (!r.delivered) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error ?? "not delivered" });
       return r;
