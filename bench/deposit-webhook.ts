@@ -262,7 +262,7 @@ function whoseCost(
   const part = (label: string, ms: number) =>
     `    ${label}: ${ms.toFixed(1)} ms (${((ms / whole) * 100).toFixed(0)} %)`;
   return [
-    `whose CPU a deposit costs at ${rate}/s (${whole.toFixed(1)} ms in the stack's processes, services under the profiler):`,
+    `whose CPU a deposit costs at ${rate}/s (${whole.toFixed(1)} ms in the database, nats-server and the profiled services):`,
     part("the database's processes", db),
     part("nats-server", nats),
     ...[...totals].sort((a, b) => b[1] - a[1]).map(([owner, ms]) => part(`the services' ${owner}`, ms)),
@@ -445,17 +445,16 @@ async function main() {
           `(${((dbMsPerDeposit / stackMsPerDeposit) * 100).toFixed(0)} %) = ${(dbMsPerDeposit / dbFloor.cpuMsPerOp).toFixed(1)} of its own operations (floor)`,
       );
     console.log(`  system calls per deposit, writes/reads: ${calls.stop(acceptedIn.length)}`);
-    const accepted = acceptedIn.length;
     return {
       p50,
       p99,
       missing,
       refused,
       shed,
-      answeredPerS: accepted / seconds,
+      answeredPerS: acceptedIn.length / seconds,
       dbMsPerDeposit,
       // For `whoseCost`: each process's CPU per deposit, and when the step ran.
-      msPerDeposit: (name: string) => cpuMsOf(cpu, [name], meteredS) / Math.max(1, accepted),
+      msPerDeposit: (name: string) => perDeposit([name]),
       window,
     };
   }
