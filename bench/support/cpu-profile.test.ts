@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ownerOf, summariseProfiles } from "./cpu-profile.ts";
+import { ownerOf as ownerOfFrame, packageOf, summariseProfiles } from "./cpu-profile.ts";
+
+const ownerOf = (url: string, functionName: string) => ownerOfFrame(url, packageOf(url, functionName));
 
 const frame = (id: number, functionName: string, url: string) => ({
   id,

@@ -62,20 +62,14 @@ export interface ProfileSummary {
  */
 export type CostOwner = "our code" | "libraries for our work" | "clients, HTTP, Node and V8";
 
-const FLOOR_PACKAGES = new Set([
-  "mongodb",
-  "bson",
-  "hono",
-  "@hono/node-server",
-  "node:internals",
-  "(native)",
-]);
+const FLOOR_PACKAGES = new Set(["mongodb", "bson", "hono", "@hono/node-server", "node:internals"]);
 
-export function ownerOf(url: string, functionName: string): CostOwner {
+/** The owner of a frame at `url`, whose package (`packageOf`) is `pkg`. */
+export function ownerOf(url: string, pkg: string): CostOwner {
   // Node's crypto (hashes, HMACs, signatures) does what the code asked for, not I/O.
   if (url.startsWith("node:internal/crypto/")) return "libraries for our work";
-  const pkg = packageOf(url, functionName);
   if (/^(services|packages)\//.test(pkg)) return "our code";
+  // V8's pseudo-frames and native code: `(native)`, `(garbage collector)`, `(program)`.
   if (FLOOR_PACKAGES.has(pkg) || pkg.startsWith("@nats-io/") || pkg.startsWith("(")) {
     return "clients, HTTP, Node and V8";
   }
@@ -159,7 +153,7 @@ export function summariseProfiles(profiles: Profile[], window?: ProfileWindow): 
     const pkg = packageOf(frame.url, frame.functionName);
     const fn = `${frame.functionName || "(anonymous)"} ${frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ""}`;
     packages.set(pkg, (packages.get(pkg) ?? 0) + ms);
-    const owner = ownerOf(frame.url, frame.functionName);
+    const owner = ownerOf(frame.url, pkg);
     owners.set(owner, (owners.get(owner) ?? 0) + ms);
     functions.set(fn.trim(), (functions.get(fn.trim()) ?? 0) + ms);
   }

@@ -73,38 +73,48 @@ function entries<L extends string, E>(labelNames: readonly L[], fresh: () => E) 
   };
 }
 
-const register = (registers: Registry[], metric: { name: string }) => {
-  // The registry reads only `name`, `help`, `type`, `aggregator`, `get` and `reset`.
-  for (const r of registers) r.registerMetric(metric as unknown as Counter);
-};
-
-export class HotCounter<L extends string> {
+/**
+ * What the registry reads of a metric: `name`, `help`, `type`, `aggregator`, `get` and `reset`. Each
+ * registers itself, as prom-client's own do.
+ */
+abstract class HotMetric<L extends string, E> {
   readonly name: string;
   readonly help: string;
-  readonly type = "counter";
   readonly aggregator = "sum";
-  private readonly counts: ReturnType<typeof entries<L, { value: number }>>;
+  abstract readonly type: MetricData["type"];
+  protected readonly series: ReturnType<typeof entries<L, E>>;
 
-  constructor(opts: Options<L>) {
+  constructor(opts: Options<L>, fresh: () => E) {
     this.name = opts.name;
     this.help = opts.help;
-    this.counts = entries(opts.labelNames, () => ({ value: 0 }));
-    register(opts.registers, this);
+    this.series = entries(opts.labelNames, fresh);
+    for (const r of opts.registers) r.registerMetric(this as unknown as Counter);
   }
 
-  inc(labels: Labels<L>, value = 1): void {
-    this.counts.of(labels).value += value;
-  }
+  protected abstract samples(): Sample[];
 
   async get(): Promise<MetricData> {
-    const values = this.counts
-      .all()
-      .map(({ labels, entry }) => ({ labels: { ...labels }, value: entry.value }));
-    return { name: this.name, help: this.help, type: "counter", values, aggregator: "sum" };
+    return { name: this.name, help: this.help, type: this.type, values: this.samples(), aggregator: "sum" };
   }
 
   reset(): void {
-    this.counts.clear();
+    this.series.clear();
+  }
+}
+
+export class HotCounter<L extends string> extends HotMetric<L, { value: number }> {
+  readonly type = "counter";
+
+  constructor(opts: Options<L>) {
+    super(opts, () => ({ value: 0 }));
+  }
+
+  inc(labels: Labels<L>, value = 1): void {
+    this.series.of(labels).value += value;
+  }
+
+  protected samples(): Sample[] {
+    return this.series.all().map(({ labels, entry }) => ({ labels: { ...labels }, value: entry.value }));
   }
 }
 
@@ -115,25 +125,14 @@ interface Buckets {
   count: number;
 }
 
-export class HotHistogram<L extends string> {
-  readonly name: string;
-  readonly help: string;
+export class HotHistogram<L extends string> extends HotMetric<L, Buckets> {
   readonly type = "histogram";
-  readonly aggregator = "sum";
   private readonly bounds: readonly number[];
-  private readonly series: ReturnType<typeof entries<L, Buckets>>;
 
   constructor(opts: Options<L> & { buckets: readonly number[] }) {
-    this.name = opts.name;
-    this.help = opts.help;
-    this.bounds = [...opts.buckets].sort((a, b) => a - b);
-    const size = this.bounds.length + 1;
-    this.series = entries(opts.labelNames, () => ({
-      counts: new Array<number>(size).fill(0),
-      sum: 0,
-      count: 0,
-    }));
-    register(opts.registers, this);
+    const bounds = [...opts.buckets].sort((a, b) => a - b);
+    super(opts, () => ({ counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
+    this.bounds = bounds;
   }
 
   observe(labels: Labels<L>, value: number): void {
@@ -161,7 +160,7 @@ export class HotHistogram<L extends string> {
     };
   }
 
-  async get(): Promise<MetricData> {
+  protected samples(): Sample[] {
     const values: Sample[] = [];
     for (const { labels, entry } of this.series.all()) {
       let cumulative = 0;
@@ -175,10 +174,6 @@ export class HotHistogram<L extends string> {
         { labels: { ...labels }, value: entry.count, metricName: `${this.name}_count` },
       );
     }
-    return { name: this.name, help: this.help, type: "histogram", values, aggregator: "sum" };
-  }
-
-  reset(): void {
-    this.series.clear();
+    return values;
   }
 }
