@@ -12,8 +12,10 @@
  * (default 10, 20 and 30 per second: what this 2-core machine sustains, and 2× and 3× that) and last at
  * the goal's BENCH_DEPOSIT_RATE (default 50), each for BENCH_DURATION_S seconds with the pipeline drained
  * between, each deposit on its schedule whether or not earlier ones were answered (open loop: a slow
- * system is not given time to catch up). Past capacity the gateway sheds (503 with Retry-After): counted
- * as shed, not as failures. Before the first rate the idle stack's CPU is measured, and during each rate
+ * system is not given time to catch up). Past capacity deposits are shed with 503 and Retry-After, by the
+ * gateway past its requests in flight and by orders while the deposits already made wait longer than
+ * SANDBOX_DEPOSIT_MAX_LAG_MS to be applied (BENCH_DEPOSIT_MAX_LAG_MS sets it here; 0 sheds none that
+ * way): counted as shed, not as failures. Before the first rate the idle stack's CPU is measured, and during each rate
  * every process's (services, NATS, FerretDB, PostgreSQL), which says whose cost binds the path. Latency is from just before the
  * deposit request is sent to the moment the receiver has the whole request and the project's SDK
  * verifier accepted its signature. The floor is a bare NATS request/reply round trip at the same rate,
@@ -43,7 +45,7 @@ import { ensureNatsServer, startLocalDatabase, startNats, TOOLS_DIR } from "@ram
 import { verifyWebhook } from "@ramp/sdk";
 import { MongoClient, ObjectId } from "mongodb";
 import { startProcessStack } from "../e2e/support/process-stack.ts";
-import { BASE_USDC, sandboxChainEnv } from "../e2e/support/tokens.ts";
+import { baseOfframpBody, sandboxChainEnv } from "../e2e/support/tokens.ts";
 import {
   type CostOwner,
   monotonicUs,
@@ -282,6 +284,9 @@ async function main() {
     "chain-watcher": sandboxChainEnv,
     // Rate limit lifted: this measures the system, not the limiter.
     gateway: { RATE_LIMIT_PER_SECOND: "0" },
+    ...(process.env.BENCH_DEPOSIT_MAX_LAG_MS === undefined
+      ? {}
+      : { orders: { SANDBOX_DEPOSIT_MAX_LAG_MS: process.env.BENCH_DEPOSIT_MAX_LAG_MS } }),
   };
   const nodeArgs = Object.fromEntries(
     PROFILED.map((name) => [name, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`]]),
@@ -318,19 +323,7 @@ async function main() {
   const ids: string[] = [];
   for (let i = 0; i < DEPOSITS; i += 8) {
     const batch = Array.from({ length: Math.min(8, DEPOSITS - i) }, () =>
-      call(
-        "POST",
-        "/pub/v2/offramp",
-        {
-          accountNumber: "0123456789",
-          bankCode: "000013",
-          currency: "NGN",
-          mint: BASE_USDC,
-          chain: "BASE",
-          amount: 10,
-        },
-        key,
-      ),
+      call("POST", "/pub/v2/offramp", baseOfframpBody(), key),
     );
     for (const tx of await Promise.all(batch)) ids.push(String(tx.id));
   }

@@ -59,12 +59,13 @@ describe("rates", () => {
     );
   });
 
-  it("503 when pricing is down, and recovery when it is back", async () => {
+  it("503 with Retry-After when pricing is down, and recovery when it is back", async () => {
     const a = await stack.createBusiness("E");
     await stack.stop("pricing");
     const down = await stack.client(a.apiKey).get("/pub/v2/rate?currency=NGN");
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({ statusCode: 503, error: "Service Unavailable" });
+    expect(down.headers.get("retry-after")).toBe("1");
     await stack.start("pricing");
     const up = await stack.client(a.apiKey).get("/pub/v2/rate?currency=NGN");
     expect(up.status).toBe(200);

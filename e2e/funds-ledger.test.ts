@@ -3,7 +3,7 @@ import { Rpc } from "@ramp/contracts";
 import { callRpc } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
-import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+import { BASE_USDC, baseOfframpBody, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
 /**
  * The received-funds ledger tells the truth under concurrency: of many deposits racing for one order
@@ -53,14 +53,7 @@ async function finalStatus(path: string, done: string[]): Promise<string> {
 
 describe("received funds under concurrency", () => {
   it("20 racing token deposits on one offramp: one applied, the rest surplus, one payout", async () => {
-    const order = await stack.client(biz.apiKey).post("/pub/v2/offramp", {
-      accountNumber: "0123456789",
-      bankCode: "000013",
-      currency: "NGN",
-      mint: BASE_USDC,
-      chain: "BASE",
-      amount: 10,
-    });
+    const order = await stack.client(biz.apiKey).post("/pub/v2/offramp", baseOfframpBody());
     expect(order.status).toBe(201);
     const id = order.body.id as string;
     const accepted = await racingDeposits(`/sandbox/v2/offramp/${id}/token-deposit`, { amount: 10 });

@@ -172,5 +172,9 @@ describe("operations", () => {
       /ramp_rpc_requests_total\{service="pricing",subject="ramp\.pricing\.rates\.get",outcome="(OK|NOT_FOUND)"\} \d+/,
     );
     expect(text).toMatch(/ramp_http_requests_total\{method="GET",route="\/pub\/v2\/rate",status="\d+"\}/);
+    // Services in one process share a registry: banking's consumers show how far behind they are.
+    expect(text).toMatch(
+      /ramp_consumer_lag_seconds\{service="banking",subject="ramp\.cmd\.banking\.payout"\} 0\n/,
+    );
   });
 });

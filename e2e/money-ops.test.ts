@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { signedInOperator } from "./support/console-operator.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
-import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+import { BASE_USDC, baseOfframpBody, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
 /**
  * Money operations through the console on the whole stack: funds that were not applied open an
@@ -75,14 +75,7 @@ const closed = (id: string) =>
   eventually(async () => ((await exceptionById(id))?.status === "resolved" ? true : undefined), 10_000);
 
 async function offramp(accountNumber: string) {
-  const res = await stack.client(biz.apiKey).post("/pub/v2/offramp", {
-    accountNumber,
-    bankCode: "000013",
-    currency: "NGN",
-    mint: BASE_USDC,
-    chain: "BASE",
-    amount: 10,
-  });
+  const res = await stack.client(biz.apiKey).post("/pub/v2/offramp", baseOfframpBody(accountNumber));
   expect(res.status).toBe(201);
   return res.body as { id: string; address: string };
 }

@@ -7,7 +7,7 @@ import { sleep } from "@ramp/devinfra/testing";
 import { callRpc, createLogger, ensureStreams, followChangeFeed, publish } from "@ramp/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type ServiceName, type Stack, startStack } from "./support/stack.ts";
-import { BASE_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+import { BASE_USDC, baseOfframpBody, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
 let stack: Stack;
 let apiKey: string;
@@ -19,14 +19,7 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 async function newOfframp(): Promise<TransactionDto> {
-  const res = await stack.client(apiKey).post("/pub/v2/offramp", {
-    accountNumber: "0123456789",
-    bankCode: "000013",
-    currency: "NGN",
-    mint: BASE_USDC,
-    chain: "BASE",
-    amount: 10,
-  });
+  const res = await stack.client(apiKey).post("/pub/v2/offramp", baseOfframpBody());
   expect(res.status).toBe(201);
   return TransactionDto.parse(res.body);
 }

@@ -5,7 +5,7 @@ import { ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInOperator } from "./support/console-operator.ts";
 import { eventually, type Stack, startStack } from "./support/stack.ts";
-import { BASE_USDC, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
+import { BASE_USDC, baseOfframpBody, ETH_USDC, EVM_RECIPIENT, sandboxChainEnv } from "./support/tokens.ts";
 
 /**
  * The daily reconciliation on the whole stack: a day of ordinary orders, a refund and funds kept for
@@ -44,14 +44,7 @@ const finished = (id: string) =>
   }, 30_000);
 
 async function offramp(extra = 0): Promise<{ id: string; surplus?: string }> {
-  const res = await stack.client(biz.apiKey).post("/pub/v2/offramp", {
-    accountNumber: "0123456789",
-    bankCode: "000013",
-    currency: "NGN",
-    mint: BASE_USDC,
-    chain: "BASE",
-    amount: 10,
-  });
+  const res = await stack.client(biz.apiKey).post("/pub/v2/offramp", baseOfframpBody());
   const { id, address } = res.body as { id: string; address: string };
   const pay = (amount: string) =>
     callRpc(nc, Rpc.sandboxChainDeposit, { chain: "BASE", address, mint: BASE_USDC, amount });

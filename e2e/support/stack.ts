@@ -44,6 +44,10 @@ export async function startStack(opts: StackOptions = {}) {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     RAMP_SANDBOX: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
+    // Many stacks share this machine's cores: a deposit applied a second late in a busy moment must not
+    // turn the next sandbox deposit of a test about something else into a 503. The refusal has its own
+    // test (sandbox-backpressure.test.ts).
+    ...(name === "orders" ? { SANDBOX_DEPOSIT_MAX_LAG_MS: "0" } : {}),
     ...opts.env,
     ...opts.serviceEnv?.[name],
   });

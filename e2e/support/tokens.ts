@@ -7,6 +7,19 @@ export const TON_USDT_FRIENDLY = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_s
 export const EVM_RECIPIENT = "0x1234567890abcdef1234567890abcdef12345678";
 export const SOL_RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
 
+/**
+ * The body of a 10 USDC offramp on Base to a sandbox bank account (one that pays at once, unless the
+ * account number given is one of the sandbox's failing ones).
+ */
+export const baseOfframpBody = (accountNumber = "0123456789") => ({
+  accountNumber,
+  bankCode: "000013",
+  currency: "NGN",
+  mint: BASE_USDC,
+  chain: "BASE",
+  amount: 10,
+});
+
 export const sandboxChainEnv = {
   STABLECOIN_BASE: BASE_USDC,
   STABLECOIN_ETHEREUM: ETH_USDC,

@@ -2,6 +2,7 @@ export * from "./all-in-order.ts";
 export * from "./change-feed.ts";
 export * from "./claims.ts";
 export * from "./config.ts";
+export * from "./consumer-lag.ts";
 export * from "./deep-freeze.ts";
 export * from "./digest.ts";
 export { type Ed25519, ed25519 } from "./ed25519.ts";

@@ -12,10 +12,11 @@ import {
 import { type NatsConnection, nanos } from "@nats-io/transport-node";
 import { SIGNATURE_HEADER, STREAMS, type StreamContract } from "@ramp/contracts";
 import type { z } from "zod";
+import { consumerLag } from "./consumer-lag.ts";
 import { ensureDurable, lookUpOrCreate, retryJetStreamSetup } from "./jetstream-setup.ts";
 import { type Logger, lazyChild } from "./logger.ts";
 import { bindSigning, type MessageSigning, signingOf } from "./message-signing.ts";
-import { messagesHandled } from "./metrics.ts";
+import { exposeConsumerLag, messagesHandled } from "./metrics.ts";
 import { readRequestId, readTrace, type TraceContext, toHeaders } from "./trace.ts";
 import { inSpan, type Span, SpanKind, SpanStatusCode, traceIdOf } from "./tracing.ts";
 
@@ -164,6 +165,8 @@ export interface ConsumerOptions<C extends StreamContract> {
 
 export interface RunningConsumer {
   stop(): Promise<void>;
+  /** How far behind the consumer is, in milliseconds (`consumer-lag.ts`): 0 when keeping up or idle. */
+  lagMs(): number;
 }
 
 const DEFAULT_RETRY_MS = [500, 2_000, 10_000, 30_000, 60_000];
@@ -260,19 +263,28 @@ export async function consume<C extends StreamContract>(
       }
     });
 
+  const lag = consumerLag();
+  const unexposeLag = exposeConsumerLag({ service, subject: opts.contract.subject }, lag);
   const loop = (async () => {
     for await (const msg of messages) {
       while (inflight.size >= concurrency) await Promise.race(inflight);
-      const p = handleOne(msg).finally(() => inflight.delete(p));
+      if (msg.info.deliveryCount === 1) lag.started(Number(msg.info.timestampNanos) / 1e6);
+      const p = handleOne(msg).finally(() => {
+        inflight.delete(p);
+        // Nothing in flight means nothing was waiting either: the loop starts a held message at once.
+        if (inflight.size === 0) lag.caughtUp();
+      });
       inflight.add(p);
     }
   })();
 
   return {
     async stop() {
+      unexposeLag();
       await messages.close();
       await loop;
       await Promise.allSettled([...inflight]);
     },
+    lagMs: () => lag.ms(),
   };
 }

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { ConsumerLag } from "./consumer-lag.ts";
 import { HotCounter, HotHistogram } from "./hot-metrics.ts";
 
 /**
@@ -72,3 +73,37 @@ export const treasuryBalance = new Gauge({
   labelNames: ["chain", "asset"] as const,
   registers: [metrics],
 });
+
+interface ExposedLag {
+  labels: { service: string; subject: string };
+  lag: ConsumerLag;
+}
+const exposedLags = new Set<ExposedLag>();
+
+/**
+ * How far behind each JetStream consumer is (`consumer-lag.ts`), read when scraped. Replicas started in
+ * one process (tests) that consume the same subject show as one series, the furthest behind.
+ */
+export const consumerLagSeconds = new Gauge({
+  name: "ramp_consumer_lag_seconds",
+  help: "Age of the newest message each JetStream consumer started on: how long its messages wait (0 when keeping up or idle)",
+  labelNames: ["service", "subject"] as const,
+  registers: [metrics],
+  collect() {
+    this.reset();
+    const furthest = new Map<string, { labels: ExposedLag["labels"]; seconds: number }>();
+    for (const { labels, lag } of exposedLags) {
+      const key = `${labels.service}\n${labels.subject}`;
+      const seconds = lag.ms() / 1000;
+      if ((furthest.get(key)?.seconds ?? -1) < seconds) furthest.set(key, { labels, seconds });
+    }
+    for (const { labels, seconds } of furthest.values()) this.set(labels, seconds);
+  },
+});
+
+/** Shows a consumer's lag in `ramp_consumer_lag_seconds` until the returned function is called (its stop). */
+export function exposeConsumerLag(labels: ExposedLag["labels"], lag: ConsumerLag): () => void {
+  const exposed = { labels, lag };
+  exposedLags.add(exposed);
+  return () => exposedLags.delete(exposed);
+}

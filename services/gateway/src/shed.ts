@@ -25,9 +25,6 @@ export const routeClassOf = (method: string): RouteClass =>
 const UNBOUNDED_PATHS = new Set<string>([Routes.healthz.path, Routes.readyz.path]);
 export const isShedExempt = (path: string) => UNBOUNDED_PATHS.has(path) || isConsolePath(path);
 
-/** Long enough for the requests in flight to finish; a client retrying sooner only adds to the queue. */
-export const SHED_RETRY_AFTER_S = 1;
-
 /**
  * Past its bound the gateway answers 503 with Retry-After at once instead of accepting the request:
  * a request accepted beyond capacity only waits behind the others until the 10 s timeout, and every
@@ -41,7 +38,7 @@ export function shedOverload(bounds: InFlightBounds): MiddlewareHandler<GatewayE
     const bound = bounds[cls];
     if (bound === 0 || isShedExempt(c.req.path)) return next();
     if (inFlight[cls] >= bound) {
-      c.header("Retry-After", String(SHED_RETRY_AFTER_S));
+      // 503 with Retry-After (errors.ts).
       throw new AppError("UNAVAILABLE", "Service Unavailable: the gateway is at capacity, retry later");
     }
     inFlight[cls]++;

@@ -27,6 +27,12 @@ export const OrdersConfig = BaseConfig.extend({
   /** How long a quote's locked rate and amounts can be turned into an order. */
   QUOTE_TTL_SECONDS: envInt(60),
   VIRTUAL_ACCOUNT_HOLDER: z.string().default("RAMP CHECKOUT"),
+  /**
+   * Sandbox deposits are refused (503, Retry-After) while deposits already made wait longer than this
+   * to be applied, so past capacity a deposit's webhook comes within a bound instead of behind an ever
+   * longer queue. 0: never refused. A real deposit, seen on a chain or a rail, is never refused.
+   */
+  SANDBOX_DEPOSIT_MAX_LAG_MS: envInt(1_000),
   /** An order's webhookURL is checked when saved, with the same rule the dispatcher applies. */
   WEBHOOK_ALLOW_PRIVATE: envWebhookAllowPrivate,
 }).transform(withWebhookAllowPrivateDefault);

@@ -51,6 +51,17 @@ export async function startOrders(config: OrdersConfig) {
     const rates = createRateCache(nc, log);
     const createDeps = { nc, rates, store, quotes, config };
 
+    const fiatDeposits = await consume(nc, {
+      ...Consumers.ordersFiatDeposits,
+      log,
+      handler: (ev, c) => lifecycle.onFiatDeposit(ev, c.trace),
+    });
+    const chainDeposits = await consume(nc, {
+      ...Consumers.ordersChainDeposits,
+      log,
+      handler: (ev, c) => lifecycle.onChainDeposit(ev, c.trace),
+    });
+
     const parts = [
       rates,
       serveRpc(nc, Rpc.onrampCreate, QUEUE, log, async ({ body, ...caller }, ctx) => {
@@ -88,16 +99,8 @@ export async function startOrders(config: OrdersConfig) {
         return paymentDto(payment);
       }),
       serveRpc(nc, Rpc.paymentList, QUEUE, log, ({ businessId, ...page }) => payments.page(businessId, page)),
-      await consume(nc, {
-        ...Consumers.ordersFiatDeposits,
-        log,
-        handler: (ev, c) => lifecycle.onFiatDeposit(ev, c.trace),
-      }),
-      await consume(nc, {
-        ...Consumers.ordersChainDeposits,
-        log,
-        handler: (ev, c) => lifecycle.onChainDeposit(ev, c.trace),
-      }),
+      fiatDeposits,
+      chainDeposits,
       await consume(nc, {
         ...Consumers.ordersPayoutResults,
         log,
@@ -121,7 +124,17 @@ export async function startOrders(config: OrdersConfig) {
     if (config.RAMP_SANDBOX)
       parts.push(
         serveRpc(nc, Rpc.sandboxDeposit, QUEUE, log, (req, ctx) =>
-          sandboxDeposit({ nc, store, payments }, req, ctx.trace),
+          sandboxDeposit(
+            {
+              nc,
+              store,
+              payments,
+              depositsLagMs: () => Math.max(fiatDeposits.lagMs(), chainDeposits.lagMs()),
+              maxLagMs: config.SANDBOX_DEPOSIT_MAX_LAG_MS,
+            },
+            req,
+            ctx.trace,
+          ),
         ),
       );
     return parts;

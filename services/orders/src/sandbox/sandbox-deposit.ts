@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { badRequest, notFound, Rpc } from "@ramp/contracts";
+import { badRequest, notFound, Rpc, unavailable } from "@ramp/contracts";
 import { callRpc, type TraceContext } from "@ramp/runtime";
 import { Decimal } from "decimal.js";
 import type { z } from "zod";
@@ -11,6 +11,28 @@ export interface SandboxDeps {
   nc: NatsConnection;
   store: OrdersStore;
   payments: Payments;
+  /** How long deposits already made wait before this service applies them (its deposit consumers' lag). */
+  depositsLagMs: () => number;
+  /** Past it, a sandbox deposit is refused for now; 0: never. */
+  maxLagMs: number;
+}
+
+/**
+ * Past capacity, a deposit accepted now would only wait behind the others, its webhook later with every
+ * one accepted: refusing it (503 with Retry-After, which the SDK and the gateway's other refusals use
+ * too) keeps the wait of those accepted within a bound. Checked before anything is read, so a refusal
+ * costs no database work.
+ */
+export function refuseWhileBehind({
+  depositsLagMs,
+  maxLagMs,
+}: Pick<SandboxDeps, "depositsLagMs" | "maxLagMs">) {
+  if (maxLagMs <= 0) return;
+  const lag = depositsLagMs();
+  if (lag > maxLagMs)
+    throw unavailable(
+      `Service Unavailable: deposits are being applied ${(lag / 1000).toFixed(1)} s after they are made, retry later`,
+    );
 }
 
 /**
@@ -22,6 +44,7 @@ export async function sandboxDeposit(
   { businessId, kind, id, amount, ...k }: z.infer<typeof Rpc.sandboxDeposit.request>,
   trace: TraceContext,
 ) {
+  refuseWhileBehind(deps);
   const { nc, store, payments } = deps;
   // A retry names the same rail reference or chain transaction as the first attempt, which the
   // rail and the watcher store once: a repeat after a lost answer never pays twice.
