@@ -17,7 +17,7 @@ const errorText: Record<number, string> = {
   404: "Not found",
   ...idempotencyErrors,
   429: "Rate limited",
-  503: "A dependency is unavailable; retry with backoff",
+  503: "Unavailable: a dependency is down or the service is at capacity; retry after Retry-After",
 };
 const unauthorizedText: Record<RouteAuth, string> = {
   apiKey: "Missing or invalid x-api-key",
