@@ -64,11 +64,11 @@ describe("sandbox deposits past capacity", () => {
     expect(refused.body.message).toMatch(/deposits are being applied [\d.]+ s after they are made/);
     expect(await statusOf(next.id)).toBe("INIT");
 
-    // Orders has nothing waiting now: the same deposit, retried as Retry-After asks, goes through.
+    // Once orders has worked off the backlog, the same deposit, retried as Retry-After asks, goes through.
     const taken = await eventually(async () => {
       const r = await stack.client(apiKey).post(`/sandbox/v2/offramp/${next.id}/token-deposit`, {});
       return r.status === 202 ? r : undefined;
-    }, 15_000);
+    }, 60_000);
     expect(taken.status).toBe(202);
     await eventually(async () => ((await statusOf(next.id)) === "COMPLETED" ? true : undefined), 30_000);
   });
