@@ -9,7 +9,8 @@ import { BASE_USDC, baseOfframpBody, sandboxChainEnv } from "./support/tokens.ts
  * Past capacity, sandbox deposits are refused rather than queued: while the deposits already made wait
  * longer than SANDBOX_DEPOSIT_MAX_LAG_MS to be applied, a new one is answered 503 with Retry-After and
  * changes nothing; once orders keeps up again, the same call is taken. The wait is made here the way a
- * backlog makes it: a deposit lands on the chain while orders is stopped, so orders starts on it late.
+ * backlog makes it: deposits land on the chain while orders is stopped, so orders starts on them late,
+ * and, all paying one order, they are applied one after another (the first; the rest as surplus).
  */
 let stack: Stack;
 let apiKey: string;
