@@ -9,7 +9,7 @@ import type { GatewayEnv } from "./env.ts";
  * (a sandbox deposit), a dependency that did not answer. Long enough for work in flight to finish; a
  * client retrying sooner only adds to the queue.
  */
-export const RETRY_AFTER_S = 1;
+const RETRY_AFTER_S = 1;
 
 const unavailable = (c: Context<GatewayEnv>, message: string | string[]) => {
   c.header("Retry-After", String(RETRY_AFTER_S));
